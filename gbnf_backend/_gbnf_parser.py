@@ -1,0 +1,436 @@
+"""GBNF text → rules (llama.cpp's grammar language, parsed without recursion limits).
+
+The language: ``name ::= alternatives`` per rule; names are ``[A-Za-z0-9-]`` (we also accept ``_`` so that the
+helper rules we generate, named ``base_N`` as llama.cpp does, print back and re-parse); literals ``"..."``;
+classes ``[...]`` / ``[^...]`` with ranges; ``.``; groups ``( ... )``; alternation ``|``; repetition
+``* + ? {m} {m,} {m,n}``; ``#`` comments; newlines are allowed inside groups and after ``|``; token references
+``<[id]>`` and ``!<[id]>``.
+
+Symbol ids are assigned as llama.cpp assigns them (first appearance, generated helpers when created), so the
+encoding can be compared with llama.cpp's own test expectations. Repetitions are expanded the way llama.cpp does,
+which is linear in the bounds: ``S{m,n}`` becomes ``m`` inline copies of ``S`` followed by a chain of ``n - m``
+helper rules ``S'(k) ::= S S'(k-1) |``. Each chain is recorded (:class:`RepetitionChain`) so later stages can treat
+its links as one counter instead of ``n`` unrelated rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ._elements import Element, ElementType
+from .errors import GrammarError
+
+__all__ = [
+    "MAX_ELEMENTS",
+    "MAX_NESTED_REPETITION",
+    "MAX_REPETITION_BOUND",
+    "ParsedGrammar",
+    "RepetitionChain",
+    "parse_gbnf",
+]
+
+#: Largest ``m`` or ``n`` accepted in ``{m,n}``: each unit of a bound costs one helper rule.
+MAX_REPETITION_BOUND = 100_000
+#: Largest product of the upper bounds of bounded repetitions nested inside one another (``(x{0,99}){0,99}`` is
+#: 9,801). Nested bounded repetitions of an ambiguous item multiply the number of live parse stacks, so this caps
+#: the ambiguity a grammar can create rather than its text size.
+MAX_NESTED_REPETITION = 10_000
+#: Largest total number of elements after expansion, over all rules.
+MAX_ELEMENTS = 4_000_000
+
+_E = ElementType
+_HEX = "0123456789abcdefABCDEF"
+_SIMPLE_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "\\": "\\", '"': '"', "[": "[", "]": "]"}
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isascii() and (c.isalnum() or c == "-" or c == "_")
+
+
+@dataclass(frozen=True)
+class RepetitionChain:
+    """The helper rules of one bounded repetition ``S{m,n}``.
+
+    ``rule_ids[0]`` is referenced from the expansion site and may still repeat ``S`` ``len(rule_ids)`` more times;
+    ``rule_ids[k]`` may repeat it ``len(rule_ids) - k`` more times. ``unit`` is the repeated item's elements.
+    """
+
+    rule_ids: tuple[int, ...]
+    unit: tuple[Element, ...]
+
+
+@dataclass
+class ParsedGrammar:
+    """What :func:`parse_gbnf` returns: rules by symbol id plus naming and location data."""
+
+    text: str
+    symbol_ids: dict[str, int] = field(default_factory=dict)
+    rules: list[list[Element] | None] = field(default_factory=list)
+    #: Offset of each rule's definition (or first reference, for undefined rules) in ``text``.
+    offsets: dict[int, int] = field(default_factory=dict)
+    defined: set[int] = field(default_factory=set)
+    generated: set[int] = field(default_factory=set)
+    chains: list[RepetitionChain] = field(default_factory=list)
+    #: Repetition weight (product of nested bounded repetition maxima) of each generated group rule.
+    weights: dict[int, int] = field(default_factory=dict)
+    element_count: int = 0
+
+    def name_of(self, symbol_id: int) -> str:
+        for name, sid in self.symbol_ids.items():
+            if sid == symbol_id:
+                return name
+        raise KeyError(symbol_id)
+
+
+class _Parser:
+    """A hand-written scanner over the grammar text; methods return the new offset."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.out = ParsedGrammar(text=text)
+        self.n = len(text)
+        # Names that appear anywhere in the text: generated helper names must never collide with them.
+        self._generated_counter = 0
+
+    # ---- errors and small scanners ------------------------------------------------------------------------
+    def fail(self, message: str, offset: int, rule: str | None = None) -> GrammarError:
+        return GrammarError(message, text=self.text, offset=offset, rule=rule)
+
+    def char_at(self, pos: int) -> str:
+        return self.text[pos] if pos < self.n else ""
+
+    def skip_space(self, pos: int, newline_ok: bool) -> int:
+        text, n = self.text, self.n
+        while pos < n:
+            c = text[pos]
+            if c == " " or c == "\t":
+                pos += 1
+            elif c == "#":
+                while pos < n and text[pos] not in "\r\n":
+                    pos += 1
+            elif newline_ok and (c == "\n" or c == "\r"):
+                pos += 1
+            else:
+                break
+        return pos
+
+    def scan_name(self, pos: int) -> int:
+        end = pos
+        while end < self.n and _is_word_char(self.text[end]):
+            end += 1
+        if end == pos:
+            shown = repr(self.char_at(pos)) if pos < self.n else "end of input"
+            raise self.fail(f"expecting a rule name, found {shown}", pos)
+        return end
+
+    def scan_int(self, pos: int) -> tuple[int, int]:
+        end = pos
+        while end < self.n and self.text[end].isascii() and self.text[end].isdigit():
+            end += 1
+        if end == pos:
+            raise self.fail("expecting an integer", pos)
+        if end - pos > 9:
+            raise self.fail(f"repetition bound too large (limit {MAX_REPETITION_BOUND})", pos)
+        return int(self.text[pos:end]), end
+
+    def scan_char(self, pos: int) -> tuple[int, int]:
+        """Return ``(code point, new offset)`` for one possibly escaped character."""
+        text = self.text
+        if pos >= self.n:
+            raise self.fail("unexpected end of input", pos)
+        c = text[pos]
+        if c != "\\":
+            return ord(c), pos + 1
+        esc = self.char_at(pos + 1)
+        if esc in ("x", "u", "U"):
+            size = {"x": 2, "u": 4, "U": 8}[esc]
+            digits = text[pos + 2 : pos + 2 + size]
+            if len(digits) != size or any(d not in _HEX for d in digits):
+                raise self.fail(f"expecting {size} hex digits after \\{esc}", pos)
+            value = int(digits, 16)
+            if value > 0x10FFFF:
+                raise self.fail(f"code point \\{esc}{digits} is beyond U+10FFFF", pos)
+            return value, pos + 2 + size
+        if esc in _SIMPLE_ESCAPES:
+            return ord(_SIMPLE_ESCAPES[esc]), pos + 2
+        if esc == "":
+            raise self.fail("unexpected end of input after '\\'", pos)
+        raise self.fail(f"unknown escape '\\{esc}'", pos)
+
+    # ---- symbols ------------------------------------------------------------------------------------------
+    def symbol_id(self, name: str, offset: int) -> int:
+        ids = self.out.symbol_ids
+        sid = ids.get(name)
+        if sid is None:
+            sid = len(ids)
+            ids[name] = sid
+            self.out.rules.append(None)
+            self.out.offsets[sid] = offset
+        return sid
+
+    def generate_symbol(self, base: str, offset: int) -> int:
+        ids = self.out.symbol_ids
+        sid = len(ids)
+        name = f"{base}_{sid}"
+        while name in ids or name in self.reserved_names:
+            self._generated_counter += 1
+            name = f"{base}_{sid}_{self._generated_counter}"
+        ids[name] = sid
+        self.out.rules.append(None)
+        self.out.offsets[sid] = offset
+        self.out.generated.add(sid)
+        return sid
+
+    def add_rule(self, sid: int, elements: list[Element]) -> None:
+        self.out.element_count += len(elements)
+        if self.out.element_count > MAX_ELEMENTS:
+            raise self.fail(f"grammar expands to more than {MAX_ELEMENTS} elements", self.out.offsets[sid])
+        self.out.rules[sid] = elements
+
+    # ---- grammar structure ----------------------------------------------------------------------------------
+    def parse(self) -> ParsedGrammar:
+        text = self.text
+        self.reserved_names = _names_in(text)
+        pos = self.skip_space(0, True)
+        while pos < self.n:
+            pos = self.parse_rule(pos)
+        return self.out
+
+    def parse_rule(self, pos: int) -> int:
+        name_end = self.scan_name(pos)
+        name = self.text[pos:name_end]
+        sid = self.symbol_id(name, pos)
+        if sid in self.out.defined:
+            first = self.out.offsets[sid]
+            from .errors import line_column
+
+            line, column = line_column(self.text, first)
+            raise self.fail(f"rule '{name}' is defined twice (first at {line}:{column})", pos, name)
+        self.out.defined.add(sid)
+        self.out.offsets[sid] = pos
+        after = self.skip_space(name_end, False)
+        if self.text[after : after + 3] != "::=":
+            raise self.fail(f"expecting '::=' after rule name '{name}'", after, name)
+        body = self.skip_space(after + 3, True)
+        end, _weight = self.parse_alternates(body, name, sid, nested=False)
+        c = self.char_at(end)
+        if c == "\r":
+            end += 2 if self.char_at(end + 1) == "\n" else 1
+        elif c == "\n":
+            end += 1
+        elif c == ")":
+            raise self.fail("unbalanced ')'", end, name)
+        elif c:
+            raise self.fail(f"unexpected {c!r}: expecting newline or end of rule", end, name)
+        return self.skip_space(end, True)
+
+    def parse_alternates(self, pos: int, rule_name: str, sid: int, nested: bool) -> tuple[int, int]:
+        """Parse ``seq ('|' seq)*`` into rule ``sid``; return (offset, repetition weight)."""
+        elements: list[Element] = []
+        pos, weight = self.parse_sequence(pos, rule_name, elements, nested)
+        while self.char_at(pos) == "|":
+            elements.append((_E.ALT, 0))
+            pos = self.skip_space(pos + 1, True)
+            pos, w = self.parse_sequence(pos, rule_name, elements, nested)
+            weight = max(weight, w)
+        elements.append((_E.END, 0))
+        self.add_rule(sid, elements)
+        return pos, weight
+
+    def parse_sequence(
+        self, pos: int, rule_name: str, elements: list[Element], nested: bool
+    ) -> tuple[int, int]:
+        """Parse one alternative, appending to ``elements``; return (offset, repetition weight)."""
+        text = self.text
+        last_start = len(elements)  # start of the last item, the operand of a following repetition
+        last_weight = 1  # repetition weight of the last item
+        weight = 1
+        while pos < self.n:
+            c = text[pos]
+            if c == '"':
+                start = pos
+                pos += 1
+                last_start = len(elements)
+                while True:
+                    if pos >= self.n:
+                        raise self.fail("unterminated literal", start, rule_name)
+                    if text[pos] == '"':
+                        break
+                    if text[pos] in "\r\n":
+                        raise self.fail("unterminated literal (newline inside)", start, rule_name)
+                    value, pos = self.scan_char(pos)
+                    elements.append((_E.CHAR, value))
+                last_weight = 1
+                pos = self.skip_space(pos + 1, nested)
+            elif c == "[":
+                start = pos
+                pos += 1
+                start_type = _E.CHAR
+                if self.char_at(pos) == "^":
+                    pos += 1
+                    start_type = _E.CHAR_NOT
+                last_start = len(elements)
+                while True:
+                    if pos >= self.n:
+                        raise self.fail("unterminated character class", start, rule_name)
+                    if text[pos] == "]":
+                        break
+                    if text[pos] in "\r\n":
+                        raise self.fail("unterminated character class (newline inside)", start, rule_name)
+                    value, pos = self.scan_char(pos)
+                    kind = _E.CHAR_ALT if len(elements) > last_start else start_type
+                    elements.append((kind, value))
+                    if self.char_at(pos) == "-" and self.char_at(pos + 1) not in ("]", ""):
+                        upper, pos = self.scan_char(pos + 1)
+                        if upper < value:
+                            raise self.fail("character range is out of order", pos - 1, rule_name)
+                        elements.append((_E.CHAR_RNG_UPPER, upper))
+                if len(elements) == last_start:
+                    raise self.fail("empty character class", start, rule_name)
+                last_weight = 1
+                pos = self.skip_space(pos + 1, nested)
+            elif c == "<" or (c == "!" and self.char_at(pos + 1) == "<"):
+                kind = _E.TOKEN
+                start = pos
+                if c == "!":
+                    kind = _E.TOKEN_NOT
+                    pos += 1
+                if text[pos : pos + 2] != "<[":
+                    raise self.fail(
+                        "token references must be written <[id]> (token text needs a vocabulary)", start, rule_name
+                    )
+                token_id, pos = self.scan_int(pos + 2)
+                if text[pos : pos + 2] != "]>":
+                    raise self.fail("expecting ']>' to close a token reference", pos, rule_name)
+                last_start = len(elements)
+                elements.append((kind, token_id))
+                last_weight = 1
+                pos = self.skip_space(pos + 2, nested)
+            elif _is_word_char(c):
+                name_end = self.scan_name(pos)
+                ref = self.symbol_id(text[pos:name_end], pos)
+                last_start = len(elements)
+                elements.append((_E.RULE_REF, ref))
+                last_weight = 1
+                pos = self.skip_space(name_end, nested)
+            elif c == "(":
+                start = pos
+                pos = self.skip_space(pos + 1, True)
+                sub = self.generate_symbol(rule_name, start)
+                pos, group_weight = self.parse_alternates(pos, rule_name, sub, nested=True)
+                self.out.weights[sub] = group_weight
+                last_start = len(elements)
+                elements.append((_E.RULE_REF, sub))
+                last_weight = group_weight
+                if self.char_at(pos) != ")":
+                    raise self.fail("unbalanced '(': expecting ')'", start, rule_name)
+                pos = self.skip_space(pos + 1, nested)
+            elif c == ".":
+                last_start = len(elements)
+                elements.append((_E.CHAR_ANY, 0))
+                last_weight = 1
+                pos = self.skip_space(pos + 1, nested)
+            elif c in "*+?":
+                op_at = pos
+                pos = self.skip_space(pos + 1, nested)
+                bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[c]
+                last_weight = self.repeat(elements, last_start, bounds, rule_name, op_at, last_weight)
+            elif c == "{":
+                op_at = pos
+                pos = self.skip_space(pos + 1, nested)
+                if not self.char_at(pos).isdigit():
+                    raise self.fail("expecting an integer after '{'", pos, rule_name)
+                low, pos = self.scan_int(pos)
+                pos = self.skip_space(pos, nested)
+                high = low
+                if self.char_at(pos) == ",":
+                    pos = self.skip_space(pos + 1, nested)
+                    high = -1
+                    if self.char_at(pos).isdigit():
+                        high, pos = self.scan_int(pos)
+                        pos = self.skip_space(pos, nested)
+                if self.char_at(pos) != "}":
+                    raise self.fail("expecting '}' to close a repetition", pos, rule_name)
+                if high != -1 and high < low:
+                    raise self.fail(f"repetition {{{low},{high}}} has its maximum below its minimum", op_at, rule_name)
+                if low > MAX_REPETITION_BOUND or high > MAX_REPETITION_BOUND:
+                    raise self.fail(f"repetition bound above the limit of {MAX_REPETITION_BOUND}", op_at, rule_name)
+                pos = self.skip_space(pos + 1, nested)
+                last_weight = self.repeat(elements, last_start, (low, high), rule_name, op_at, last_weight)
+            else:
+                break
+            weight = max(weight, last_weight)
+        return pos, weight
+
+    def repeat(
+        self,
+        elements: list[Element],
+        last_start: int,
+        bounds: tuple[int, int],
+        rule_name: str,
+        op_at: int,
+        unit_weight: int,
+    ) -> int:
+        """Expand a repetition of ``elements[last_start:]`` in place; return the new item's weight."""
+        if last_start == len(elements):
+            raise self.fail("a repetition operator needs an item before it", op_at, rule_name)
+        low, high = bounds
+        unit = elements[last_start:]
+        weight = unit_weight * (high if high > 1 else 1)
+        if unit_weight > 1 and high > 1 and weight > MAX_NESTED_REPETITION:
+            raise self.fail(
+                f"nested bounded repetitions multiply to {weight}, above the limit of {MAX_NESTED_REPETITION}",
+                op_at,
+                rule_name,
+            )
+        if low == 0:
+            del elements[last_start:]
+        else:
+            for _ in range(1, low):
+                elements.extend(unit)
+        optional_count = 1 if high < 0 else high - low
+        last_rule = 0
+        chain: list[int] = []
+        for i in range(optional_count):
+            sid = self.generate_symbol(rule_name, op_at)
+            body = list(unit)
+            if high < 0:
+                body.append((_E.RULE_REF, sid))
+            elif i > 0:
+                body.append((_E.RULE_REF, last_rule))
+            body.append((_E.ALT, 0))
+            body.append((_E.END, 0))
+            self.add_rule(sid, body)
+            last_rule = sid
+            chain.append(sid)
+        if optional_count > 0:
+            elements.append((_E.RULE_REF, last_rule))
+        if high > 1 and high - low > 1:
+            # Outermost link first: the one referenced from the expansion site.
+            self.out.chains.append(RepetitionChain(tuple(reversed(chain)), tuple(unit)))
+        return weight
+
+
+def _names_in(text: str) -> set[str]:
+    """Return every maximal run of name characters in ``text`` (a superset of the rule names), O(len)."""
+    names: set[str] = set()
+    i, n = 0, len(text)
+    while i < n:
+        if _is_word_char(text[i]):
+            j = i + 1
+            while j < n and _is_word_char(text[j]):
+                j += 1
+            names.add(text[i:j])
+            i = j
+        else:
+            i += 1
+    return names
+
+
+def parse_gbnf(text: str) -> ParsedGrammar:
+    """Parse GBNF ``text``; return the rules (undefined references are checked by the caller).
+
+    Raises :class:`GrammarError` with line and column on any syntax error. Cost: linear in the text plus the
+    expanded size of repetitions.
+    """
+    return _Parser(text).parse()

@@ -1,0 +1,448 @@
+"""The nondeterministic pushdown automaton that runs a grammar one code point (or token reference) at a time.
+
+Representation, chosen so that both character matching and the token-mask precomputation stay cheap:
+
+* **Positions.** All rules are flattened into one element array; a *position* is an index into it.
+* **Stacks** live in a graph-structured stack: a stack is an interned node ``(top position, parent node)`` named
+  by an ``int``. Node :data:`EMPTY` is the bottom (the grammar has finished); node :data:`SENTINEL` is a bottom
+  that stands for "some unknown context below", used by the token-mask layer to learn what a position accepts
+  whatever the stack beneath it. Pushing and hashing a stack are O(1) whatever its depth, so 100,000 nested
+  brackets cost nothing special.
+* **States.** A state is the set of live stacks whose tops are terminals (a character class or a token
+  reference), plus possibly :data:`EMPTY`/:data:`SENTINEL`. States are interned to ``int`` ids; transitions are
+  cached per ``(state, code point)``.
+* **Closure.** Advancing past rule references is precomputed per position (:meth:`NPDA.expand`): the push
+  sequences that reach a terminal and whether the rest of the alternative can be empty. Like llama.cpp, a rule
+  reference in tail position pushes no return address, so right recursion (``x-star ::= x x-star |``) runs in
+  constant stack depth.
+
+The number of live stacks is capped (:data:`MAX_STACKS`); exceeding it raises :class:`MatchLimitError`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ._elements import (
+    MAX_CODE_POINT,
+    Element,
+    ElementType,
+    char_run_end,
+    class_ranges,
+    complement_ranges,
+    merge_ranges,
+)
+from ._analysis import nullable_rules
+from .errors import MatchLimitError
+
+__all__ = ["DEAD", "EMPTY", "MAX_STACKS", "NPDA", "SENTINEL", "NextChars"]
+
+#: Largest number of simultaneous stacks in one state before matching gives up with MatchLimitError.
+MAX_STACKS = 20_000
+DEAD = -1
+EMPTY = 0
+SENTINEL = 1
+
+_E = ElementType
+_END_KINDS = (int(_E.END), int(_E.ALT))
+_TOKEN_KINDS = (int(_E.TOKEN), int(_E.TOKEN_NOT))
+
+
+@dataclass(frozen=True)
+class NextChars:
+    """What may come next in a state.
+
+    ``allowed``: merged inclusive code-point ranges that some stack accepts; ``excluded``: the ranges named by
+    negated classes (informational: a ``[^"\\\\]`` class contributes ``(34, 34)`` and ``(92, 92)``);
+    ``can_end``: whether the grammar may finish here; ``tokens``/``not_tokens``: ids of token references
+    ``<[id]>`` / ``!<[id]>`` at the top of some stack.
+    """
+
+    allowed: tuple[tuple[int, int], ...]
+    excluded: tuple[tuple[int, int], ...]
+    can_end: bool
+    tokens: frozenset[int] = frozenset()
+    not_tokens: frozenset[int] = frozenset()
+
+    def contains(self, code_point: int) -> bool:
+        """Return whether ``code_point`` is allowed (binary search)."""
+        i = bisect_right(self.allowed, (code_point, MAX_CODE_POINT + 1)) - 1
+        return i >= 0 and self.allowed[i][0] <= code_point <= self.allowed[i][1]
+
+
+class NPDA:
+    """A compiled grammar: positions, terminal classes, the stack graph and the state table.
+
+    ``rules`` are element tuples by symbol id (see :mod:`._elements`); ``root`` the start rule. Building is
+    linear in the grammar size; everything else is computed lazily and cached.
+    """
+
+    def __init__(
+        self,
+        rules: Sequence[Sequence[Element]],
+        root: int,
+        *,
+        nullable: Sequence[bool] | None = None,
+        max_stacks: int = MAX_STACKS,
+    ) -> None:
+        self.max_stacks = max_stacks
+        self.rule_nullable = list(nullable) if nullable is not None else nullable_rules(rules)
+        kinds: list[int] = []
+        values: list[int] = []
+        self.rule_of_position: list[int] = []
+        self.alt_starts: list[tuple[int, ...]] = []
+        self.rule_start: list[int] = []
+        for sid, rule in enumerate(rules):
+            base = len(kinds)
+            self.rule_start.append(base)
+            starts = [base]
+            for i, (kind, value) in enumerate(rule):
+                kinds.append(int(kind))
+                values.append(value)
+                self.rule_of_position.append(sid)
+                if kind == _E.ALT:
+                    starts.append(base + i + 1)
+            self.alt_starts.append(tuple(starts))
+        self.kind = kinds
+        self.value = values
+        # Whether the rest of an alternative from each position can match nothing (right-to-left per rule).
+        self.nullable_from = [False] * len(kinds)
+        for q in range(len(kinds) - 1, -1, -1):
+            kind = kinds[q]
+            if kind in _END_KINDS:
+                self.nullable_from[q] = True
+            elif kind == _E.RULE_REF:
+                self.nullable_from[q] = self.rule_nullable[values[q]] and self.nullable_from[q + 1]
+        # Terminal data per position (only meaningful where a class or token starts).
+        self.next_position: dict[int, int] = {}
+        self.ascii_bits: dict[int, int] = {}
+        self.negated: dict[int, bool] = {}
+        self.ranges: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._range_lows: dict[int, tuple[int, ...]] = {}
+        for sid, rule in enumerate(rules):
+            base = self.rule_start[sid]
+            rule_t = tuple(rule)
+            i = 0
+            while i < len(rule_t):
+                kind = rule_t[i][0]
+                if kind in (_E.CHAR, _E.CHAR_NOT, _E.CHAR_ANY):
+                    end = char_run_end(rule_t, i) if kind != _E.CHAR_ANY else i + 1
+                    negated, ranges = class_ranges(rule_t, i)
+                    self._add_class(base + i, base + end, negated, ranges)
+                    i = end
+                    continue
+                if kind in (_E.TOKEN, _E.TOKEN_NOT):
+                    self._add_class(base + i, base + i + 1, False, ())
+                i += 1
+        # Graph-structured stack.
+        self.node_position: list[int] = [-1, -1]
+        self.node_parent: list[int] = [-1, -1]
+        self._node_index: dict[tuple[int, int], int] = {}
+        self._expansions: dict[int, tuple[tuple[tuple[int, ...], ...], bool]] = {}
+        self._closures: dict[int, tuple[int, ...]] = {}
+        # States.
+        self.state_stacks: list[tuple[int, ...]] = []
+        self._state_index: dict[frozenset[int], int] = {}
+        self._char_steps: list[dict[int, int]] = []
+        self._next_chars: dict[int, NextChars] = {}
+        root_stacks: dict[int, None] = {}
+        for start in self.alt_starts[root]:
+            for stack in self.closure(self.push(start, EMPTY)):
+                root_stacks[stack] = None
+        self.initial = self.intern_state(root_stacks)
+
+    def _add_class(self, position: int, end: int, negated: bool, ranges: tuple[tuple[int, int], ...]) -> None:
+        self.next_position[position] = end
+        self.negated[position] = negated
+        self.ranges[position] = ranges
+        self._range_lows[position] = tuple(lo for lo, _ in ranges)
+        bits = 0
+        for lo, hi in ranges:
+            if lo > 127:
+                break
+            for cp in range(lo, min(hi, 127) + 1):
+                bits |= 1 << cp
+        if negated and self.kind[position] not in _TOKEN_KINDS:
+            bits ^= (1 << 128) - 1
+        self.ascii_bits[position] = bits
+
+    # ---- stacks -------------------------------------------------------------------------------------------------
+    def push(self, position: int, parent: int) -> int:
+        """Return the node for ``position`` on top of stack ``parent`` (interned, O(1))."""
+        key = (position, parent)
+        node = self._node_index.get(key)
+        if node is None:
+            node = len(self.node_position)
+            self.node_position.append(position)
+            self.node_parent.append(parent)
+            self._node_index[key] = node
+        return node
+
+    def stack_positions(self, node: int) -> list[int]:
+        """Return the positions of a stack from top to bottom (O(depth); for debugging and tests)."""
+        out = []
+        while node > SENTINEL:
+            out.append(self.node_position[node])
+            node = self.node_parent[node]
+        return out
+
+    def expand(self, position: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
+        """Return ``(push sequences, nullable)`` for the rest of an alternative starting at ``position``.
+
+        Each push sequence lists, bottom first, the return positions to push and finally the terminal position
+        that becomes the top. ``nullable`` says whether the rest can match nothing (then the caller pops).
+        Memoised. The positions it depends on are collected with an explicit work list (no Python recursion)
+        and evaluated in post-order; a cycle of tail references through rules that can be empty (``( [x]* )*``)
+        is resolved by iterating to a fixed point, which terminates because such cycles push nothing (cycles that
+        push are left recursion, refused when the grammar is built).
+        """
+        known = self._expansions
+        found = known.get(position)
+        if found is not None:
+            return found
+        order, cyclic = self._dependency_order(position)
+        current: dict[int, tuple[tuple[int, ...], ...]] = {q: () for q in order}
+        while True:
+            changed = False
+            for q in order:
+                sequences = self._evaluate(q, current)
+                if len(sequences) > self.max_stacks:
+                    raise MatchLimitError(self.max_stacks)
+                if sequences != current[q]:
+                    current[q] = sequences
+                    changed = True
+            if not (cyclic and changed):
+                break
+        for q in order:
+            known[q] = (current[q], self.nullable_from[q])
+        return known[position]
+
+    def _dependencies(self, q: int) -> list[int]:
+        if self.kind[q] != _E.RULE_REF:
+            return []
+        rule = self.value[q]
+        deps = list(self.alt_starts[rule])
+        if self.rule_nullable[rule]:
+            deps.append(q + 1)
+        return deps
+
+    def _dependency_order(self, position: int) -> tuple[list[int], bool]:
+        """Return the not-yet-known positions ``position`` depends on, in post-order, and whether any cycle."""
+        known = self._expansions
+        order: list[int] = []
+        state: dict[int, int] = {position: 1}  # 1 = on the DFS path, 2 = finished
+        work = [(position, iter(self._dependencies(position)))]
+        cyclic = False
+        while work:
+            q, deps = work[-1]
+            for d in deps:
+                if d in known:
+                    continue
+                seen = state.get(d)
+                if seen is None:
+                    state[d] = 1
+                    work.append((d, iter(self._dependencies(d))))
+                    break
+                if seen == 1:
+                    cyclic = True
+            else:
+                work.pop()
+                state[q] = 2
+                order.append(q)
+        return order, cyclic
+
+    def _evaluate(self, q: int, current: dict[int, tuple[tuple[int, ...], ...]]) -> tuple[tuple[int, ...], ...]:
+        kind = self.kind[q]
+        if kind in _END_KINDS:
+            return ()
+        if kind != _E.RULE_REF:
+            return ((q,),)
+        known = self._expansions
+
+        def sequences_of(d: int) -> tuple[tuple[int, ...], ...]:
+            found = known.get(d)
+            return found[0] if found is not None else current[d]
+
+        rule = self.value[q]
+        after = q + 1
+        tail = self.kind[after] in _END_KINDS
+        sequences: dict[tuple[int, ...], None] = {}
+        for a in self.alt_starts[rule]:
+            for seq in sequences_of(a):
+                sequences[seq if tail else (after, *seq)] = None
+        if self.rule_nullable[rule]:
+            for seq in sequences_of(after):
+                sequences[seq] = None
+        return tuple(sequences)
+
+    def closure(self, node: int) -> tuple[int, ...]:
+        """Return the terminal-topped stacks reached from stack ``node`` (whose top may be any position).
+
+        May contain :data:`EMPTY` (the grammar can finish) or :data:`SENTINEL` (the unknown context below was
+        reached). Cached per node.
+        """
+        cached = self._closures.get(node)
+        if cached is not None:
+            return cached
+        out: dict[int, None] = {}
+        position, parent = self.node_position[node], self.node_parent[node]
+        push = self.push
+        while True:
+            sequences, nullable = self.expand(position)
+            for seq in sequences:
+                top = parent
+                for q in seq:
+                    top = push(q, top)
+                out[top] = None
+            if not nullable:
+                break
+            if parent <= SENTINEL:
+                out[parent] = None
+                break
+            position, parent = self.node_position[parent], self.node_parent[parent]
+        result = tuple(out)
+        self._closures[node] = result
+        return result
+
+    # ---- states -------------------------------------------------------------------------------------------------
+    def intern_state(self, stacks: Iterable[int]) -> int:
+        """Return the id of the state made of ``stacks`` (DEAD when there are none)."""
+        key = frozenset(stacks)
+        if not key:
+            return DEAD
+        sid = self._state_index.get(key)
+        if sid is None:
+            if len(key) > self.max_stacks:
+                raise MatchLimitError(self.max_stacks)
+            sid = len(self.state_stacks)
+            self.state_stacks.append(tuple(sorted(key)))
+            self._state_index[key] = sid
+            self._char_steps.append({})
+        return sid
+
+    def char_matches(self, position: int, code_point: int) -> bool:
+        """Return whether the terminal at ``position`` accepts ``code_point``."""
+        if code_point < 128:
+            return bool((self.ascii_bits[position] >> code_point) & 1)
+        if self.kind[position] in _TOKEN_KINDS:
+            return False
+        lows = self._range_lows[position]
+        i = bisect_right(lows, code_point) - 1
+        inside = i >= 0 and code_point <= self.ranges[position][i][1]
+        return inside != self.negated[position]
+
+    def step_char(self, state: int, code_point: int) -> int:
+        """Return the state after one code point (:data:`DEAD` if no stack accepts it). Cached per state."""
+        steps = self._char_steps[state]
+        found = steps.get(code_point)
+        if found is not None:
+            return found
+        out: dict[int, None] = {}
+        node_position, node_parent = self.node_position, self.node_parent
+        for stack in self.state_stacks[state]:
+            if stack <= SENTINEL:
+                continue
+            position = node_position[stack]
+            if self.char_matches(position, code_point):
+                for reached in self.closure(self.push(self.next_position[position], node_parent[stack])):
+                    out[reached] = None
+        result = self.intern_state(out)
+        steps[code_point] = result
+        return result
+
+    def step_text(self, state: int, text: str) -> int:
+        """Return the state after every code point of ``text`` (stops early at :data:`DEAD`)."""
+        for ch in text:
+            state = self.step_char(state, ord(ch))
+            if state == DEAD:
+                break
+        return state
+
+    def step_token_reference(self, state: int, token_id: int) -> int:
+        """Return the state after stacks topped by ``<[token_id]>`` or ``!<[other]>`` consume one token."""
+        out: dict[int, None] = {}
+        for stack in self.state_stacks[state]:
+            if stack <= SENTINEL:
+                continue
+            position = self.node_position[stack]
+            kind = self.kind[position]
+            if (kind == _E.TOKEN and self.value[position] == token_id) or (
+                kind == _E.TOKEN_NOT and self.value[position] != token_id
+            ):
+                for reached in self.closure(self.push(position + 1, self.node_parent[stack])):
+                    out[reached] = None
+        return self.intern_state(out)
+
+    def union(self, first: int, second: int) -> int:
+        """Return the state whose stacks are those of both states (either may be :data:`DEAD`)."""
+        if first == DEAD:
+            return second
+        if second == DEAD or first == second:
+            return first
+        return self.intern_state((*self.state_stacks[first], *self.state_stacks[second]))
+
+    def can_end(self, state: int) -> bool:
+        """Return whether the grammar may finish in ``state``."""
+        return state != DEAD and self.state_stacks[state][0] == EMPTY
+
+    def accepts_in_range(self, state: int, low: int, high: int) -> bool:
+        """Return whether some stack of ``state`` accepts some code point in ``[low, high]``."""
+        for stack in self.state_stacks[state]:
+            if stack <= SENTINEL:
+                continue
+            position = self.node_position[stack]
+            if self.kind[position] in _TOKEN_KINDS:
+                continue
+            if _intersects(self.ranges[position], self.negated[position], low, high):
+                return True
+        return False
+
+    def next_chars(self, state: int) -> NextChars:
+        """Return the allowed next code points of ``state`` (cached)."""
+        if state == DEAD:
+            return NextChars((), (), False)
+        found = self._next_chars.get(state)
+        if found is not None:
+            return found
+        allowed: list[tuple[int, int]] = []
+        excluded: list[tuple[int, int]] = []
+        tokens: set[int] = set()
+        not_tokens: set[int] = set()
+        for stack in self.state_stacks[state]:
+            if stack <= SENTINEL:
+                continue
+            position = self.node_position[stack]
+            kind = self.kind[position]
+            if kind == _E.TOKEN:
+                tokens.add(self.value[position])
+            elif kind == _E.TOKEN_NOT:
+                not_tokens.add(self.value[position])
+            elif self.negated[position]:
+                excluded.extend(self.ranges[position])
+                allowed.extend(complement_ranges(self.ranges[position]))
+            else:
+                allowed.extend(self.ranges[position])
+        result = NextChars(
+            merge_ranges(allowed), merge_ranges(excluded), self.can_end(state), frozenset(tokens), frozenset(not_tokens)
+        )
+        self._next_chars[state] = result
+        return result
+
+
+def _intersects(ranges: tuple[tuple[int, int], ...], negated: bool, low: int, high: int) -> bool:
+    """Return whether the class (``ranges``, ``negated``) contains some code point in ``[low, high]``."""
+    if not negated:
+        return any(lo <= high and low <= hi for lo, hi in ranges)
+    # A negated class misses [low, high] only if its ranges cover all of it.
+    covered = low
+    for lo, hi in ranges:
+        if hi < covered:
+            continue
+        if lo > covered:
+            return True
+        covered = hi + 1
+        if covered > high:
+            return False
+    return covered <= high

@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     gbnf = commands.add_parser("gbnf", help="check, validate and generate GBNF grammars")
     gbnf_commands = gbnf.add_subparsers(dest="gbnf_command", required=True, metavar="SUBCOMMAND")
-    check = gbnf_commands.add_parser("check", help="each stdin line a JSON string -> {\"accepted\": bool}")
+    check = gbnf_commands.add_parser("check", help='each stdin line a JSON string -> {"accepted": bool}')
     check.add_argument("grammar", metavar="GRAMMAR_FILE")
     check.add_argument("--root", default="root", help="the start rule (default: root)")
     check.set_defaults(run=_gbnf_check)

@@ -115,4 +115,3 @@ def complement_ranges(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, i
     if next_lo <= MAX_CODE_POINT:
         out.append((next_lo, MAX_CODE_POINT))
     return tuple(out)
-

@@ -237,9 +237,7 @@ class _Parser:
         self.add_rule(sid, elements)
         return pos, weight
 
-    def parse_sequence(
-        self, pos: int, rule_name: str, elements: list[Element], nested: bool
-    ) -> tuple[int, int]:
+    def parse_sequence(self, pos: int, rule_name: str, elements: list[Element], nested: bool) -> tuple[int, int]:
         """Parse one alternative, appending to ``elements``; return (offset, repetition weight)."""
         text = self.text
         last_start = len(elements)  # start of the last item, the operand of a following repetition

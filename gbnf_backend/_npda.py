@@ -25,6 +25,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ._analysis import nullable_rules
 from ._elements import (
     MAX_CODE_POINT,
     Element,
@@ -34,7 +35,6 @@ from ._elements import (
     complement_ranges,
     merge_ranges,
 )
-from ._analysis import nullable_rules
 from .errors import MatchLimitError
 
 __all__ = ["DEAD", "EMPTY", "MAX_STACKS", "NPDA", "SENTINEL", "NextChars"]

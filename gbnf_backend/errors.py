@@ -120,9 +120,7 @@ class ParseError(PegchatError, ValueError):
         self.expected = tuple(sorted(set(expected)))
         self.line, self.column = line_column(text, position)
         self.snippet = caret_snippet(text, position)
-        reason = message or (
-            "expected " + ", ".join(self.expected) if self.expected else "unexpected input"
-        )
+        reason = message or ("expected " + ", ".join(self.expected) if self.expected else "unexpected input")
         self.reason = reason
         super().__init__(f"{self.line}:{self.column} (offset {position}): {reason}\n{self.snippet}")
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gbnf_backend import Grammar, GrammarError
-
 from tests.corpora import CORPORA
+
 INTEGRATION = json.loads((CORPORA / "gbnf-integration.json").read_text())
 GRAMMAR_CASES = [c for c in INTEGRATION if c["kind"] == "grammar"]
 BUILD_CASES = [c for c in INTEGRATION if c["kind"] == "build"]

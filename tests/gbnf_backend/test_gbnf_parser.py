@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from gbnf_backend import Grammar, GrammarError
 from gbnf_backend._elements import ElementType
 from gbnf_backend._gbnf_parser import MAX_NESTED_REPETITION, MAX_REPETITION_BOUND
-
 from tests.corpora import CORPORA
+
 PARSER_CORPUS = json.loads((CORPORA / "gbnf-parser.json").read_text())
 
 
@@ -53,7 +52,7 @@ def _error(text: str, root: str = "root") -> GrammarError:
         ('root ::= "a")', 1, 13, "unbalanced ')'"),
         ('root ::= "a"{3,1}', 1, 13, "maximum below its minimum"),
         ('root ::= "a"{,3}', 1, 14, "integer"),
-        ("root ::= * \"a\"", 1, 10, "needs an item before it"),
+        ('root ::= * "a"', 1, 10, "needs an item before it"),
         ('root ::= "\\q"', 1, 11, "unknown escape"),
         ('root ::= "\\x4"', 1, 11, "hex digits"),
         ("root ::= []", 1, 10, "empty character class"),

@@ -352,6 +352,46 @@ class NPDA:
         steps[code_point] = result
         return result
 
+    def ascii_row(self, state: int) -> list[int]:
+        """Return the states after each ASCII code point 0..127 (DEAD where refused), filling the step cache.
+
+        Bytes accepted by the same set of stacks lead to the same state, so this costs one step per distinct set
+        (typically 2-5) instead of one per byte.
+        """
+        groups: dict[int, list[int]] = {}
+        stacks = [st for st in self.state_stacks[state] if st > SENTINEL]
+        masks = [self.ascii_bits[self.node_position[st]] for st in stacks]
+        union = 0
+        for bits in masks:
+            union |= bits
+        for byte in range(128):
+            if not (union >> byte) & 1:
+                continue
+            signature = 0
+            for i, bits in enumerate(masks):
+                if (bits >> byte) & 1:
+                    signature |= 1 << i
+            groups.setdefault(signature, []).append(byte)
+        row = [DEAD] * 128
+        steps = self._char_steps[state]
+        node_parent = self.node_parent
+        for signature, members in groups.items():
+            out: dict[int, None] = {}
+            i = 0
+            while signature:
+                if signature & 1:
+                    stack = stacks[i]
+                    position = self.node_position[stack]
+                    for reached in self.closure(self.push(self.next_position[position], node_parent[stack])):
+                        out[reached] = None
+                signature >>= 1
+                i += 1
+            result = self.intern_state(out)
+            for byte in members:
+                row[byte] = result
+                steps[byte] = result
+        return row
+
     def step_text(self, state: int, text: str) -> int:
         """Return the state after every code point of ``text`` (stops early at :data:`DEAD`)."""
         for ch in text:

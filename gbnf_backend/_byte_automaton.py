@@ -1,0 +1,161 @@
+"""A lazily determinised byte-level view of the NPDA, stored as a numpy transition table.
+
+A *byte state* is ``(NPDA state, partial UTF-8 character, popped)``. Its row in :attr:`ByteAutomaton.table` gives,
+for each of the 256 byte values, the byte state reached. Rows are built on first use (one NPDA step per byte the
+state can accept) and then shared by every token-mask computation, so walking many tokens at once is a handful
+of numpy gathers per byte position.
+
+Two ids are reserved: :data:`DEAD_ID` (no stack survives) and :data:`UNKNOWN_ID` (the only survivors went below
+a :data:`~gbnf_backend._npda.SENTINEL`, i.e. into a context the walk does not know; used when classifying
+tokens per grammar position). ``popped`` records that the walk consumed input after reaching the sentinel, so
+that dying later means "unknown" rather than "rejected".
+
+Partial characters are collapsed when it is safe: if every code point the partial character can still become
+leads the NPDA to the same state, and every remaining continuation byte is valid whatever its value (true after
+the lead byte, except for E0/ED/F0/F4 whose second byte narrows the range), the partial is stored as
+``(next NPDA state, bytes still needed, 0)`` instead of its exact value. Inside a JSON string this turns ~1,000
+distinct partial states into a handful.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+import numpy as np
+import numpy.typing as npt
+
+from ._elements import ElementType
+from ._npda import DEAD, NPDA, SENTINEL
+from ._utf8 import Partial, partial_range, step_byte
+
+__all__ = ["DEAD_ID", "FIRST_LIVE_ID", "UNKNOWN_ID", "ByteAutomaton"]
+
+DEAD_ID = 0
+UNKNOWN_ID = 1
+FIRST_LIVE_ID = 2
+
+_TOKEN_KINDS = (int(ElementType.TOKEN), int(ElementType.TOKEN_NOT))
+#: Lead bytes whose first continuation byte is restricted (overlongs, surrogates, beyond U+10FFFF).
+_NARROWING_LEADS = frozenset({0xE0, 0xED, 0xF0, 0xF4})
+_LEADS: tuple[tuple[int, tuple[int, int, int]], ...] = tuple(
+    [(b, (b & 0x1F, 1, 2)) for b in range(0xC2, 0xE0)]
+    + [(b, (b & 0x0F, 2, 3)) for b in range(0xE0, 0xF0)]
+    + [(b, (b & 0x07, 3, 4)) for b in range(0xF0, 0xF5)]
+)
+
+
+class ByteAutomaton:
+    """Byte states over one :class:`NPDA`, interned to ints, with a growing ``int32[n, 256]`` table."""
+
+    def __init__(self, npda: NPDA) -> None:
+        self.npda = npda
+        self.keys: list[tuple[int, Partial, bool]] = [(DEAD, None, False), (DEAD, None, True)]
+        self._index: dict[tuple[int, Partial, bool], int] = {}
+        self.table: npt.NDArray[np.int32] = np.zeros((64, 256), dtype=np.int32)
+        self.table[UNKNOWN_ID, :] = UNKNOWN_ID
+        self.built = np.zeros(64, dtype=np.bool_)
+        self.built[DEAD_ID] = self.built[UNKNOWN_ID] = True
+
+    def state(self, npda_state: int, partial: Partial = None, popped: bool = False) -> int:
+        """Return the id of a byte state (DEAD_ID/UNKNOWN_ID when the NPDA state is dead)."""
+        if npda_state == DEAD:
+            return UNKNOWN_ID if popped else DEAD_ID
+        key = (npda_state, partial, popped)
+        found = self._index.get(key)
+        if found is not None:
+            return found
+        sid = len(self.keys)
+        self.keys.append(key)
+        self._index[key] = sid
+        if sid >= len(self.built):
+            grow = len(self.built)
+            self.table = np.concatenate([self.table, np.zeros((grow, 256), dtype=np.int32)])
+            self.built = np.concatenate([self.built, np.zeros(grow, dtype=np.bool_)])
+        return sid
+
+    def ensure_rows(self, states: npt.NDArray[np.int32]) -> None:
+        """Build the rows of every state in ``states`` that has none yet (cost: one row build per new state)."""
+        missing = states[~self.built[states]]
+        if missing.size:
+            for sid in np.unique(missing).tolist():
+                self._build_row(sid)
+
+    def step(self, state: int, byte: int) -> int:
+        """Return the byte state after one byte (builds the row if needed)."""
+        if not self.built[state]:
+            self._build_row(state)
+        return int(self.table[state, byte])
+
+    def _build_row(self, sid: int) -> None:
+        npda = self.npda
+        npda_state, partial, popped = self.keys[sid]
+        row = np.empty(256, dtype=np.int32)
+        if partial is not None and partial[2] == 0:
+            # Collapsed partial: any continuation byte is valid and leads to the same place.
+            target, remaining, _ = partial
+            row.fill(UNKNOWN_ID if popped else DEAD_ID)
+            nxt = (
+                self.state(target, None, popped)
+                if remaining == 1
+                else self.state(npda_state, (target, remaining - 1, 0), popped)
+            )
+            row[0x80:0xC0] = nxt
+        elif partial is not None:
+            row.fill(UNKNOWN_ID if popped else DEAD_ID)
+            for byte in range(0x80, 0xC0):
+                nxt, grown = step_byte(npda, npda_state, partial, byte)
+                if grown is not None and nxt != DEAD:
+                    grown = self._collapse(npda_state, grown)
+                row[byte] = self.state(nxt, grown, popped)
+        else:
+            # Consuming anything after the sentinel was reached means the walk may have left known context.
+            popped_next = popped or SENTINEL in npda.state_stacks[npda_state][:2]
+            row.fill(UNKNOWN_ID if popped_next else DEAD_ID)
+            allowed = npda.next_chars(npda_state).allowed
+            if allowed and allowed[0][0] <= 0x7F:
+                for byte, nxt in enumerate(npda.ascii_row(npda_state)):
+                    if nxt != DEAD:
+                        row[byte] = self.state(nxt, None, popped_next)
+            if allowed and allowed[-1][1] > 0x7F:
+                for byte, started in _LEADS:
+                    if any(_overlaps(allowed, lo, hi) for lo, hi in partial_range(started)):
+                        collapsed = self._collapse(npda_state, started) if byte not in _NARROWING_LEADS else started
+                        row[byte] = self.state(npda_state, collapsed, popped_next)
+        self.table[sid] = row
+        self.built[sid] = True
+
+    def _collapse(self, npda_state: int, partial: tuple[int, int, int]) -> tuple[int, int, int]:
+        """Return the collapsed form of ``partial`` when all its completions reach one NPDA state, else itself."""
+        ranges = partial_range(partial)
+        if len(ranges) != 1:
+            return partial
+        low, high = ranges[0]
+        npda = self.npda
+        for stack in npda.state_stacks[npda_state]:
+            if stack <= SENTINEL:
+                continue
+            position = npda.node_position[stack]
+            if npda.kind[position] in _TOKEN_KINDS:
+                continue
+            if not _uniform(npda.ranges[position], low, high):
+                return partial
+        return (npda.step_char(npda_state, low), partial[1], 0)
+
+
+def _uniform(ranges: tuple[tuple[int, int], ...], low: int, high: int) -> bool:
+    """Return whether ``[low, high]`` lies wholly inside one of ``ranges`` or wholly outside all of them."""
+    for lo, hi in ranges:
+        if hi < low:
+            continue
+        if lo > high:
+            return True
+        return lo <= low and high <= hi
+    return True
+
+
+def _overlaps(ranges: tuple[tuple[int, int], ...], low: int, high: int) -> bool:
+    """Return whether merged sorted ``ranges`` intersect ``[low, high]`` (binary search)."""
+    i = bisect_left(ranges, (low, -1))
+    if i > 0 and ranges[i - 1][1] >= low:
+        return True
+    return i < len(ranges) and ranges[i][0] <= high

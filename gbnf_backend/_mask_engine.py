@@ -1,0 +1,282 @@
+"""Token masks: which vocabulary tokens keep a grammar alive, computed exactly and cached.
+
+How a mask for an NPDA state is made (XGrammar's adaptive token-mask cache, adapted to numpy):
+
+1. Each stack of the state is reduced to its **context key**: the positions of its top ``context_depth`` entries
+   (the rest of the stack replaced by a sentinel). For each key we classify the whole vocabulary once, walking the
+   byte trie depth by depth with numpy (:meth:`MaskEngine._classify`): a token is *accepted* if it keeps some stack
+   alive inside the known context, *rejected* if it dies there, and *unknown* if it survives only by popping into
+   the unknown context below. Keys repeat across states (the same string rule inside different objects), so this
+   cost is paid once per key.
+2. The state's mask is the OR of its keys' accepted sets, plus the *unknown* tokens re-checked exactly against the
+   real stacks (usually a few dozen; vectorised over the token subset), plus EOS when the grammar may end, plus
+   token references.
+3. Masks are cached per ``(NPDA state, partial UTF-8)``; states repeat constantly (a ``x*`` loop returns to the
+   same stacks after every character).
+
+Positions inside the helper rules of a long bounded repetition (``char{0,2000}``) are mapped to one canonical
+link as long as more repetitions remain than any token is long, so such a grammar costs what ``char*`` costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from ._byte_automaton import FIRST_LIVE_ID, UNKNOWN_ID, ByteAutomaton
+from ._elements import ElementType
+from ._npda import EMPTY, NPDA, SENTINEL
+from ._utf8 import Partial
+
+if TYPE_CHECKING:
+    from .grammar import Grammar
+    from .vocab import Vocabulary
+
+__all__ = ["DEFAULT_CONTEXT_DEPTH", "MaskEngine", "VocabIndex", "ids_to_words", "words_for"]
+
+DEFAULT_CONTEXT_DEPTH = 3
+_STATE_MASK_CACHE_LIMIT = 8192
+_BOTTOM = -1  # marks a context key that reaches the real bottom of the stack (no sentinel needed)
+
+Words = npt.NDArray[np.uint32]
+Ids = npt.NDArray[np.int32]
+
+
+def words_for(size: int) -> int:
+    """Return the number of 32-bit words in a bitmask for ``size`` tokens."""
+    return (size + 31) // 32
+
+
+def ids_to_words(ids: npt.NDArray[np.integer], size: int) -> Words:
+    """Return a packed bitmask (bit j of word k = token 32k + j) with the bits of ``ids`` set. O(size)."""
+    flags = np.zeros(words_for(size) * 32, dtype=np.bool_)
+    flags[ids] = True
+    return np.packbits(flags, bitorder="little").view("<u4").astype(np.uint32, copy=False)
+
+
+class VocabIndex:
+    """Arrays derived once per vocabulary for trie walks (children ranges, node → token, token → matrix row)."""
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        self.vocab = vocab
+        self.size = vocab.size
+        self.n_words = words_for(vocab.size)
+        nodes = vocab.n_trie_nodes
+        parent = vocab.trie_parent
+        self.child_start = np.zeros(nodes, dtype=np.int64)
+        self.child_end = np.zeros(nodes, dtype=np.int64)
+        # Children of a node are contiguous because nodes are numbered depth by depth with sorted parents.
+        if nodes > 1:
+            kids = np.arange(1, nodes)
+            parents = parent[1:].astype(np.int64)
+            first = np.ones(nodes - 1, dtype=np.bool_)
+            first[1:] = parents[1:] != parents[:-1]
+            starts = kids[first]
+            owners = parents[first]
+            ends = np.append(starts[1:], nodes)
+            self.child_start[owners] = starts
+            self.child_end[owners] = ends
+        self.node_token = np.full(nodes, -1, dtype=np.int32)
+        text_ids = np.flatnonzero(vocab.lengths > 0).astype(np.int32)
+        self.node_token[vocab.token_trie_node[text_ids]] = text_ids
+        self.row_of_token = np.full(vocab.size, -1, dtype=np.int64)
+        self.row_of_token[vocab.order] = np.arange(len(vocab.order))
+        eos = np.array(sorted(vocab.eos_token_ids), dtype=np.int64)
+        self.eos_ids = eos
+        self.eos_words = ids_to_words(eos, vocab.size)
+        everything = np.ones(vocab.size, dtype=np.bool_)
+        everything[eos] = False
+        self.all_but_eos_words = ids_to_words(np.flatnonzero(everything), vocab.size)
+        self.all_words = ids_to_words(np.arange(vocab.size), vocab.size)
+
+
+@dataclass(frozen=True)
+class _KeyResult:
+    accepted: Words
+    unknown: Ids
+
+
+class MaskEngine:
+    """Exact, cached token masks for one grammar over one vocabulary (share it between matchers)."""
+
+    def __init__(
+        self, grammar: Grammar, vocab: Vocabulary, *, index: VocabIndex | None = None, context_depth: int = DEFAULT_CONTEXT_DEPTH
+    ) -> None:
+        self.grammar = grammar
+        self.vocab = vocab
+        self.index = index if index is not None else VocabIndex(vocab)
+        self.npda: NPDA = grammar.automaton
+        self.bytes = ByteAutomaton(self.npda)
+        self.context_depth = context_depth
+        self._keys: dict[tuple[int, ...], _KeyResult] = {}
+        self._state_masks: dict[tuple[int, Partial], Words] = {}
+        self._canonical = self._chain_canonicalisation()
+        self.stats = {"key_classifications": 0, "state_masks": 0, "state_mask_hits": 0, "unknown_checked": 0}
+
+    # ---- repetition chains ------------------------------------------------------------------------------------
+    def _chain_canonicalisation(self) -> dict[int, int]:
+        """Map rules deep inside long repetition chains to one representative link (by rule id)."""
+        grammar = self.grammar
+        threshold = self.vocab.max_len + 2
+        mapping: dict[int, int] = {}
+        for chain in grammar.chains:
+            unit_nullable = all(k == ElementType.RULE_REF and grammar.nullable[v] for k, v in chain.unit)
+            n = len(chain.rule_ids)
+            if unit_nullable or n <= threshold:
+                continue
+            canonical = chain.rule_ids[n - threshold]
+            for k in range(n - threshold):
+                mapping[chain.rule_ids[k]] = canonical
+        return mapping
+
+    def _canonical_position(self, position: int) -> int:
+        npda = self.npda
+        rule = npda.rule_of_position[position]
+        target = self._canonical.get(rule)
+        if target is None:
+            return position
+        return npda.rule_start[target] + (position - npda.rule_start[rule])
+
+    # ---- per-context classification --------------------------------------------------------------------------
+    def context_key(self, stack: int) -> tuple[int, ...]:
+        """Return the top ``context_depth`` positions of ``stack`` (canonicalised), ending with -1 at the bottom."""
+        npda = self.npda
+        out: list[int] = []
+        node = stack
+        while len(out) < self.context_depth:
+            if node <= SENTINEL:
+                out.append(_BOTTOM)
+                break
+            out.append(self._canonical_position(npda.node_position[node]))
+            node = npda.node_parent[node]
+        return tuple(out)
+
+    def _key_result(self, key: tuple[int, ...]) -> _KeyResult:
+        found = self._keys.get(key)
+        if found is not None:
+            return found
+        npda = self.npda
+        node = EMPTY if key[-1] == _BOTTOM else SENTINEL
+        for position in reversed(key):
+            if position != _BOTTOM:
+                node = npda.push(position, node)
+        start = self.bytes.state(npda.intern_state((node,)))
+        accepted, unknown = self._classify(start)
+        result = _KeyResult(ids_to_words(accepted, self.index.size), unknown)
+        self._keys[key] = result
+        self.stats["key_classifications"] += 1
+        return result
+
+    def _classify(self, start: int) -> tuple[Ids, Ids]:
+        """Walk every token from byte state ``start``; return (accepted ids, unknown ids). Cost ∝ live trie nodes."""
+        vocab, index, automaton = self.vocab, self.index, self.bytes
+        alive_nodes = np.zeros(1, dtype=np.int64)
+        alive_states = np.array([start], dtype=np.int32)
+        accepted_nodes: list[npt.NDArray[np.int64]] = []
+        unknown_nodes: list[npt.NDArray[np.int64]] = []
+        trie_byte = vocab.trie_byte
+        while alive_nodes.size:
+            starts = index.child_start[alive_nodes]
+            counts = index.child_end[alive_nodes] - starts
+            total = int(counts.sum())
+            if total == 0:
+                break
+            offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+            children = np.arange(total, dtype=np.int64) + offsets
+            parent_states = np.repeat(alive_states, counts)
+            automaton.ensure_rows(alive_states)
+            states = automaton.table[parent_states, trie_byte[children]]
+            live = states >= FIRST_LIVE_ID
+            unknown = states == UNKNOWN_ID
+            if unknown.any():
+                unknown_nodes.append(children[unknown])
+            alive_nodes = children[live]
+            alive_states = states[live]
+            accepted_nodes.append(alive_nodes)
+        accepted_tokens = index.node_token[np.concatenate(accepted_nodes)] if accepted_nodes else np.zeros(0, np.int32)
+        accepted_tokens = accepted_tokens[accepted_tokens >= 0]
+        unknown_tokens = self._tokens_below(np.concatenate(unknown_nodes)) if unknown_nodes else np.zeros(0, np.int32)
+        return accepted_tokens.astype(np.int32), unknown_tokens
+
+    def _tokens_below(self, nodes: npt.NDArray[np.int64]) -> Ids:
+        vocab = self.vocab
+        lows = vocab.trie_lex_start[nodes].astype(np.int64)
+        counts = vocab.trie_lex_end[nodes].astype(np.int64) - lows
+        total = int(counts.sum())
+        positions = np.arange(total, dtype=np.int64) + np.repeat(lows - (np.cumsum(counts) - counts), counts)
+        return vocab.lex_order[positions].astype(np.int32)
+
+    def walk_tokens(self, start: int, token_ids: Ids) -> npt.NDArray[np.bool_]:
+        """Return, per token, whether it keeps byte state ``start`` alive (vectorised over the subset)."""
+        index, automaton = self.index, self.bytes
+        rows = index.row_of_token[token_ids]
+        lengths = self.vocab.lengths[token_ids]
+        matrix = self.vocab.byte_matrix
+        states = np.full(len(token_ids), start, dtype=np.int32)
+        for column in range(int(lengths.max()) if len(token_ids) else 0):
+            active = np.flatnonzero((lengths > column) & (states >= FIRST_LIVE_ID))
+            if not active.size:
+                break
+            current = states[active]
+            automaton.ensure_rows(current)
+            states[active] = automaton.table[current, matrix[rows[active], column]]
+        return states >= FIRST_LIVE_ID
+
+    # ---- masks for real states ---------------------------------------------------------------------------------
+    def mask(self, npda_state: int, partial: Partial = None) -> Words:
+        """Return the packed mask of tokens allowed in ``(npda_state, partial)`` (cached; do not modify)."""
+        key = (npda_state, partial)
+        found = self._state_masks.get(key)
+        if found is not None:
+            self.stats["state_mask_hits"] += 1
+            return found
+        words = self._compute_mask(npda_state, partial)
+        if len(self._state_masks) >= _STATE_MASK_CACHE_LIMIT:
+            self._state_masks.clear()
+        self._state_masks[key] = words
+        self.stats["state_masks"] += 1
+        return words
+
+    def _compute_mask(self, npda_state: int, partial: Partial) -> Words:
+        npda, index = self.npda, self.index
+        if partial is not None:
+            accepted, _ = self._classify(self.bytes.state(npda_state, partial))
+            return ids_to_words(accepted, index.size)
+        words = np.zeros(index.n_words, dtype=np.uint32)
+        unknown_parts: list[Ids] = []
+        token_kinds = (ElementType.TOKEN, ElementType.TOKEN_NOT)
+        for stack in npda.state_stacks[npda_state]:
+            if stack <= SENTINEL:
+                continue
+            position = npda.node_position[stack]
+            kind = npda.kind[position]
+            if kind in token_kinds:
+                value = npda.value[position]
+                if kind == ElementType.TOKEN:
+                    if 0 <= value < index.size:
+                        words[value >> 5] |= np.uint32(1 << (value & 31))
+                else:
+                    others = index.all_but_eos_words.copy()
+                    if 0 <= value < index.size:
+                        others[value >> 5] &= np.uint32(~(1 << (value & 31)) & 0xFFFFFFFF)
+                    words |= others
+                continue
+            result = self._key_result(self.context_key(stack))
+            words |= result.accepted
+            if result.unknown.size:
+                unknown_parts.append(result.unknown)
+        if unknown_parts:
+            candidates = np.unique(np.concatenate(unknown_parts))
+            already = (words[candidates >> 5] >> (candidates & 31).astype(np.uint32)) & 1
+            candidates = candidates[already == 0]
+            if candidates.size:
+                self.stats["unknown_checked"] += int(candidates.size)
+                ok = candidates[self.walk_tokens(self.bytes.state(npda_state), candidates)]
+                if ok.size:
+                    words |= ids_to_words(ok, index.size)
+        if npda.can_end(npda_state):
+            words |= index.eos_words
+        return words

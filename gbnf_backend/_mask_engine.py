@@ -81,7 +81,12 @@ class VocabIndex:
             self.child_end[owners] = ends
         self.node_token = np.full(nodes, -1, dtype=np.int32)
         text_ids = np.flatnonzero(vocab.lengths > 0).astype(np.int32)
-        self.node_token[vocab.token_trie_node[text_ids]] = text_ids
+        text_nodes = vocab.token_trie_node[text_ids]
+        self.node_token[text_nodes] = text_ids
+        # Tokens with identical bytes share a node; keep the others aside (rare: usually none).
+        shadowed = self.node_token[text_nodes] != text_ids
+        self.duplicate_nodes = text_nodes[shadowed].astype(np.int64)
+        self.duplicate_tokens = text_ids[shadowed]
         self.row_of_token = np.full(vocab.size, -1, dtype=np.int64)
         self.row_of_token[vocab.order] = np.arange(len(vocab.order))
         eos = np.array(sorted(vocab.eos_token_ids), dtype=np.int64)
@@ -198,6 +203,9 @@ class MaskEngine:
             accepted_nodes.append(alive_nodes)
         accepted_tokens = index.node_token[np.concatenate(accepted_nodes)] if accepted_nodes else np.zeros(0, np.int32)
         accepted_tokens = accepted_tokens[accepted_tokens >= 0]
+        if index.duplicate_nodes.size and accepted_nodes:
+            extra = np.isin(index.duplicate_nodes, np.concatenate(accepted_nodes))
+            accepted_tokens = np.concatenate([accepted_tokens, index.duplicate_tokens[extra]])
         unknown_tokens = self._tokens_below(np.concatenate(unknown_nodes)) if unknown_nodes else np.zeros(0, np.int32)
         return accepted_tokens.astype(np.int32), unknown_tokens
 

@@ -310,6 +310,16 @@ class GrammarMatcher:
         npda = self.engine.npda
         if not state.awaiting:
             nxt, partial = feed_bytes(npda, state.npda_state, state.partial, data)
+            if token_id is not None and state.partial is None:
+                # A stack topped by !<[id]> consumes the whole token as one unit (llama.cpp's semantics).
+                as_unit = npda.step_token_reference(state.npda_state, token_id)
+                if as_unit != DEAD:
+                    # Both paths can only be kept together when neither is inside a character; otherwise the
+                    # byte path (which ends mid-character) is kept, a documented narrowing of a rare ambiguity.
+                    if nxt == DEAD:
+                        nxt, partial = as_unit, None
+                    elif partial is None:
+                        nxt = npda.union(nxt, as_unit)
             return nxt != DEAD, replace(state, npda_state=nxt, partial=partial)
         buffer = state.buffer + data
         start: int | None = None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -47,19 +46,15 @@ def test_bundled_tekken_tables_shape(bundled: Vocabulary) -> None:
     assert bundled.token_trie_node[1000 + 65] == 1 + 65  # byte "A" is a depth-1 node, in byte order
 
 
-def test_tekken_preprocessing_and_cache_speed(tmp_path: Path) -> None:
-    start = time.process_time()
-    v = Vocabulary.from_tekken()
-    built = time.process_time() - start
+def test_tekken_cache_round_trip(tmp_path: Path, bundled: Vocabulary) -> None:
+    # Timings live in benchmarks/vocab_bench.py; here only that the cache restores the same tables.
     path = tmp_path / "tekken.vocab.npz"
-    v.save(path)
-    start = time.process_time()
-    w = Vocabulary.load(path)
-    loaded = time.process_time() - start
-    assert w.fingerprint() == v.fingerprint()
-    # CPU time (wall time on the shared 2-core machine swings 2-4x); budget 2 s, ~1 s measured, bound 3 s.
-    assert built < 3.0, built
-    assert loaded < built / 3, (loaded, built)
+    bundled.save(path)
+    loaded = Vocabulary.load(path)
+    assert loaded.fingerprint() == bundled.fingerprint()
+    assert loaded.token_bytes == bundled.token_bytes
+    assert (loaded.trie_parent == bundled.trie_parent).all() and (loaded.order == bundled.order).all()
+    assert loaded.eos_token_ids == bundled.eos_token_ids
 
 
 def _tiny_tekken(tmp_path: Path, **overrides: Any) -> Path:

@@ -4,16 +4,34 @@ Import from here; the modules below may move.
 """
 
 from ._npda import NPDA, NextChars
+from .bitmask import allocate_token_bitmask, apply_token_bitmask, bitmask_to_bool, sample_with_grammar
 from .errors import GrammarError, MatchLimitError, ParseError, PegchatError, SchemaError
 from .grammar import Grammar
+from .json_schema import SchemaGrammar, SchemaWeakeningWarning, convert_json_schema, json_schema_to_gbnf
+from .matcher import GrammarMatcher, compile_grammar
+from .triggers import Trigger
+from .vocab import Vocabulary, VocabularyError
 
 __all__ = [
     "NPDA",
     "Grammar",
     "GrammarError",
+    "GrammarMatcher",
     "MatchLimitError",
     "NextChars",
     "ParseError",
     "PegchatError",
     "SchemaError",
+    "SchemaGrammar",
+    "SchemaWeakeningWarning",
+    "Trigger",
+    "Vocabulary",
+    "VocabularyError",
+    "allocate_token_bitmask",
+    "apply_token_bitmask",
+    "bitmask_to_bool",
+    "compile_grammar",
+    "convert_json_schema",
+    "json_schema_to_gbnf",
+    "sample_with_grammar",
 ]

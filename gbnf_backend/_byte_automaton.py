@@ -19,7 +19,7 @@ distinct partial states into a handful.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 import numpy.typing as npt
@@ -37,10 +37,14 @@ FIRST_LIVE_ID = 2
 _TOKEN_KINDS = (int(ElementType.TOKEN), int(ElementType.TOKEN_NOT))
 #: Lead bytes whose first continuation byte is restricted (overlongs, surrogates, beyond U+10FFFF).
 _NARROWING_LEADS = frozenset({0xE0, 0xED, 0xF0, 0xF4})
-_LEADS: tuple[tuple[int, tuple[int, int, int]], ...] = tuple(
+_LEAD_PARTIALS: list[tuple[int, tuple[int, int, int]]] = (
     [(b, (b & 0x1F, 1, 2)) for b in range(0xC2, 0xE0)]
     + [(b, (b & 0x0F, 2, 3)) for b in range(0xE0, 0xF0)]
     + [(b, (b & 0x07, 3, 4)) for b in range(0xF0, 0xF5)]
+)
+#: (lead byte, the partial it starts, the code-point ranges it can become) — independent of any grammar.
+_LEADS: tuple[tuple[int, tuple[int, int, int], list[tuple[int, int]]], ...] = tuple(
+    (b, started, partial_range(started)) for b, started in _LEAD_PARTIALS
 )
 
 
@@ -55,6 +59,7 @@ class ByteAutomaton:
         self.table[UNKNOWN_ID, :] = UNKNOWN_ID
         self.built = np.zeros(64, dtype=np.bool_)
         self.built[DEAD_ID] = self.built[UNKNOWN_ID] = True
+        self._bounds: dict[int, list[int]] = {}
 
     def state(self, npda_state: int, partial: Partial = None, popped: bool = False) -> int:
         """Return the id of a byte state (DEAD_ID/UNKNOWN_ID when the NPDA state is dead)."""
@@ -117,12 +122,44 @@ class ByteAutomaton:
                     if nxt != DEAD:
                         row[byte] = self.state(nxt, None, popped_next)
             if allowed and allowed[-1][1] > 0x7F:
-                for byte, started in _LEADS:
-                    if any(_overlaps(allowed, lo, hi) for lo, hi in partial_range(started)):
-                        collapsed = self._collapse(npda_state, started) if byte not in _NARROWING_LEADS else started
-                        row[byte] = self.state(npda_state, collapsed, popped_next)
+                bounds = self._boundaries(npda_state)
+                region_next: dict[int, int] = {}
+                for byte, started, ranges in _LEADS:
+                    if not any(_overlaps(allowed, lo, hi) for lo, hi in ranges):
+                        continue
+                    partial_out: tuple[int, int, int] = started
+                    if byte not in _NARROWING_LEADS:
+                        low, high = ranges[0]
+                        region = bisect_right(bounds, low)
+                        if region == len(bounds) or bounds[region] > high:
+                            # No class boundary inside: every completion reaches the same state.
+                            target = region_next.get(region)
+                            if target is None:
+                                target = npda.step_char(npda_state, low)
+                                region_next[region] = target
+                            partial_out = (target, started[1], 0)
+                    row[byte] = self.state(npda_state, partial_out, popped_next)
         self.table[sid] = row
         self.built[sid] = True
+
+    def _boundaries(self, npda_state: int) -> list[int]:
+        """Return the sorted code points where some stack's class membership changes (cached per state)."""
+        found = self._bounds.get(npda_state)
+        if found is None:
+            npda = self.npda
+            points: set[int] = set()
+            for stack in npda.state_stacks[npda_state]:
+                if stack <= SENTINEL:
+                    continue
+                position = npda.node_position[stack]
+                if npda.kind[position] in _TOKEN_KINDS:
+                    continue
+                for lo, hi in npda.ranges[position]:
+                    points.add(lo)
+                    points.add(hi + 1)
+            found = sorted(points)
+            self._bounds[npda_state] = found
+        return found
 
     def _collapse(self, npda_state: int, partial: tuple[int, int, int]) -> tuple[int, int, int]:
         """Return the collapsed form of ``partial`` when all its completions reach one NPDA state, else itself."""
@@ -130,27 +167,11 @@ class ByteAutomaton:
         if len(ranges) != 1:
             return partial
         low, high = ranges[0]
-        npda = self.npda
-        for stack in npda.state_stacks[npda_state]:
-            if stack <= SENTINEL:
-                continue
-            position = npda.node_position[stack]
-            if npda.kind[position] in _TOKEN_KINDS:
-                continue
-            if not _uniform(npda.ranges[position], low, high):
-                return partial
-        return (npda.step_char(npda_state, low), partial[1], 0)
-
-
-def _uniform(ranges: tuple[tuple[int, int], ...], low: int, high: int) -> bool:
-    """Return whether ``[low, high]`` lies wholly inside one of ``ranges`` or wholly outside all of them."""
-    for lo, hi in ranges:
-        if hi < low:
-            continue
-        if lo > high:
-            return True
-        return lo <= low and high <= hi
-    return True
+        bounds = self._boundaries(npda_state)
+        region = bisect_right(bounds, low)
+        if region < len(bounds) and bounds[region] <= high:
+            return partial
+        return (self.npda.step_char(npda_state, low), partial[1], 0)
 
 
 def _overlaps(ranges: tuple[tuple[int, int], ...], low: int, high: int) -> bool:

@@ -21,7 +21,7 @@ link as long as more repetitions remain than any token is long, so such a gramma
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -119,31 +119,107 @@ class MaskEngine:
         self._keys: dict[tuple[int, ...], _KeyResult] = {}
         self._state_masks: dict[tuple[int, Partial], Words] = {}
         self._canonical = self._chain_canonicalisation()
+        self._representative = self._position_classes()
+        self._canonical_nodes: dict[int, int] = {EMPTY: EMPTY, SENTINEL: SENTINEL}
+        self._canonical_states: dict[int, int] = {}
+        #: Per trigger tuple: (awaiting masks by scanner state, firing tokens by scanner state); see matcher.py.
+        self.trigger_caches: dict[tuple[Any, ...], tuple[dict[int, Words], dict[int, list[int]]]] = {}
         self.stats = {"key_classifications": 0, "state_masks": 0, "state_mask_hits": 0, "unknown_checked": 0}
 
-    # ---- repetition chains ------------------------------------------------------------------------------------
+    # ---- canonical positions ---------------------------------------------------------------------------------
     def _chain_canonicalisation(self) -> dict[int, int]:
-        """Map rules deep inside long repetition chains to one representative link (by rule id)."""
+        """Map rules deep inside long repetition chains to one representative link per repeated unit.
+
+        A link with more repetitions left than any token has bytes behaves, for one token, like every other such
+        link of any chain that repeats the same elements.
+        """
         grammar = self.grammar
         threshold = self.vocab.max_len + 2
+        representative: dict[tuple[tuple[int, int], ...], int] = {}
         mapping: dict[int, int] = {}
         for chain in grammar.chains:
             unit_nullable = all(k == ElementType.RULE_REF and grammar.nullable[v] for k, v in chain.unit)
             n = len(chain.rule_ids)
             if unit_nullable or n <= threshold:
                 continue
-            canonical = chain.rule_ids[n - threshold]
-            for k in range(n - threshold):
-                mapping[chain.rule_ids[k]] = canonical
+            target = representative.setdefault(tuple(chain.unit), chain.rule_ids[n - threshold])
+            for k in range(n - threshold + 1):
+                mapping[chain.rule_ids[k]] = target
         return mapping
+
+    def _position_classes(self) -> list[int]:
+        """Return, per position, a representative position whose rest-of-alternative is identical.
+
+        Two positions followed by the same elements (references compared after chain canonicalisation) lead the
+        automaton through the same steps, so they can share context keys and masks. One backward pass per rule.
+        """
+        npda, chain_map = self.npda, self._canonical
+        kinds, values = npda.kind, npda.value
+        classes: dict[tuple[int, int, int], int] = {}
+        representative: list[int] = [0] * len(kinds)
+        class_of: list[int] = [0] * len(kinds)
+        end_class = -1
+        for position in range(len(kinds) - 1, -1, -1):
+            kind = kinds[position]
+            if kind in (ElementType.END, ElementType.ALT):
+                class_of[position] = end_class
+                representative[position] = position
+                continue
+            value = values[position]
+            if kind == ElementType.RULE_REF:
+                value = chain_map.get(value, value)
+            key = (kind, value, class_of[position + 1])
+            found = classes.get(key)
+            if found is None:
+                found = len(classes)
+                classes[key] = found
+            class_of[position] = found
+            representative[position] = position
+        first: dict[int, int] = {}
+        for position in range(len(kinds)):
+            cls = class_of[position]
+            if cls == end_class:
+                continue
+            representative[position] = first.setdefault(cls, position)
+        return representative
 
     def _canonical_position(self, position: int) -> int:
         npda = self.npda
         rule = npda.rule_of_position[position]
         target = self._canonical.get(rule)
-        if target is None:
-            return position
-        return npda.rule_start[target] + (position - npda.rule_start[rule])
+        if target is not None:
+            position = npda.rule_start[target] + (position - npda.rule_start[rule])
+        return self._representative[position]
+
+    def canonical_state(self, npda_state: int) -> int:
+        """Return the state with every stack's chain positions canonicalised (itself when there are none).
+
+        Tokens are at most ``max_len`` bytes, so they cannot tell apart two links of a repetition chain that both
+        have more repetitions left than that: such states share one mask.
+        """
+        found = self._canonical_states.get(npda_state)
+        if found is None:
+            stacks = [self._canonical_node(stack) for stack in self.npda.state_stacks[npda_state]]
+            found = self.npda.intern_state(stacks)
+            self._canonical_states[npda_state] = found
+        return found
+
+    def _canonical_node(self, node: int) -> int:
+        """Return ``node`` with canonical positions all the way down (memoised per node, iterative)."""
+        known = self._canonical_nodes
+        found = known.get(node)
+        if found is not None:
+            return found
+        npda = self.npda
+        pending: list[int] = []
+        while node not in known:
+            pending.append(node)
+            node = npda.node_parent[node]
+        below = known[node]
+        for item in reversed(pending):
+            below = npda.push(self._canonical_position(npda.node_position[item]), below)
+            known[item] = below
+        return below
 
     # ---- per-context classification --------------------------------------------------------------------------
     def context_key(self, stack: int) -> tuple[int, ...]:
@@ -236,6 +312,7 @@ class MaskEngine:
     # ---- masks for real states ---------------------------------------------------------------------------------
     def mask(self, npda_state: int, partial: Partial = None) -> Words:
         """Return the packed mask of tokens allowed in ``(npda_state, partial)`` (cached; do not modify)."""
+        npda_state = self.canonical_state(npda_state)
         key = (npda_state, partial)
         found = self._state_masks.get(key)
         if found is not None:

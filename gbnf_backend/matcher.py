@@ -95,8 +95,10 @@ class GrammarMatcher:
         ]
         self._trigger_tokens = frozenset(int(t.value) for t in self.triggers if t.type == "token")
         self._max_history = max(16, max_rollback_tokens)
-        self._awaiting_masks: dict[int, npt.NDArray[np.uint32]] = {}
-        self._firing: dict[int, list[int]] = {}
+        # Shared by every matcher with the same grammar, vocabulary and triggers.
+        shared = self.engine.trigger_caches.setdefault(self.triggers, ({}, {}))
+        self._awaiting_masks: dict[int, npt.NDArray[np.uint32]] = shared[0]
+        self._firing: dict[int, list[int]] = shared[1]
         self.error: str | None = None
         self.reset()
 

@@ -1,0 +1,285 @@
+"""Token-mask speed on the real 131,072-token tekken vocabulary, against the peers in the same run.
+
+Run: ``python benchmarks/mask_bench.py [--repeat 3]``
+
+Three grammar kinds, each with a fixed valid output of our own tokenised by mistral-common's tekken tokenizer:
+
+* generic JSON — llama.cpp's ``json.gbnf`` and a ~500-token JSON object;
+* tool-call JSON schema — a tool call schema with length limits, converted by our ``json_schema_to_gbnf``;
+* lazy tool call — free text, then ``<tool_call>`` + the schema's JSON + ``</tool_call>``, with a word trigger.
+
+For every engine it reports the compile time (grammar text → matcher ready) and the time of each
+``fill_next_token_bitmask`` along the output (mean / p50 / p99 / max, µs), for a *cold* pass (fresh grammar, caches
+empty — what the first request with a new grammar pays) and a *warm* pass (a new matcher over the same compiled
+grammar — what every later request with that grammar pays). Medians over ``--repeat`` runs; ratios are against
+llguidance measured in the same run when it is installed. Every engine is also checked to allow every token of the
+output before accepting it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from gbnf_backend import Grammar  # noqa: E402
+from gbnf_backend.bitmask import allocate_token_bitmask  # noqa: E402
+from gbnf_backend.json_schema import json_schema_to_gbnf  # noqa: E402
+from gbnf_backend.matcher import GrammarMatcher  # noqa: E402
+from gbnf_backend.triggers import Trigger  # noqa: E402
+from gbnf_backend.vocab import Vocabulary  # noqa: E402
+
+CORPORA = ROOT.parent / "shared" / "corpora"
+
+TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"const": "write_report"},
+        "arguments": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "maxLength": 200},
+                "city": {"type": "string", "minLength": 1, "maxLength": 100},
+                "days": {"type": "integer", "minimum": 1, "maximum": 14},
+                "unit": {"enum": ["celsius", "fahrenheit"]},
+                "tags": {"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 10},
+                "include_hourly": {"type": "boolean"},
+                "notes": {"type": "string", "maxLength": 2000},
+            },
+            "required": ["title", "city", "days"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["name", "arguments"],
+    "additionalProperties": False,
+}
+
+TOOL_CALL = {
+    "name": "write_report",
+    "arguments": {
+        "title": "Weekly weather outlook for the Lyon area (draft \u00e9dition 2)",
+        "city": "Lyon",
+        "days": 7,
+        "unit": "celsius",
+        "tags": ["weather", "forecast", "r\u00e9sum\u00e9", "\u5929\u6c14"],
+        "include_hourly": False,
+        "notes": (
+            "Expect a mild start to the week with morning fog in the valleys, clearing by noon. "
+            "A cold front arrives on Thursday: gusts up to 60 km/h and 15-20 mm of rain. "
+            'Quote: "bring an umbrella". Temperatures recover over the weekend (18\u00b0C \u2192 22\u00b0C).\n'
+            "Sources: M\u00e9t\u00e9o-France, local stations #12 and #47; confidence 80%."
+        ),
+    },
+}
+
+
+def generic_json_document() -> str:
+    records = [
+        {
+            "id": i,
+            "name": f"sensor-{i:03d}",
+            "location": {"lat": 45.76 + i / 100, "lon": 4.84 - i / 200, "site": ["Lyon", "Paris", "Nice"][i % 3]},
+            "active": i % 4 != 0,
+            "readings": [round(20 + (i * 7 % 13) / 3, 2), -1.5e-3 * i, None],
+            "note": "ok" if i % 2 else "recalibrated \u00e0 9h",
+        }
+        for i in range(14)
+    ]
+    return json.dumps({"sensors": records, "count": len(records), "source": "benchmark"}, indent=1, ensure_ascii=False)
+
+
+@dataclass
+class Case:
+    name: str
+    gbnf: str
+    output: str
+    trigger_word: str | None = None
+    kind: str = "gbnf"  # what llguidance is given: the same GBNF, the JSON schema, or a lazy Lark grammar
+
+
+def cases() -> list[Case]:
+    schema_gbnf = json_schema_to_gbnf(TOOL_SCHEMA)
+    call = json.dumps(TOOL_CALL, ensure_ascii=False)
+    lazy_gbnf = schema_gbnf.replace("root ::=", "tool-call-json ::=", 1) + (
+        '\nroot ::= "<tool_call>" "\\n"? tool-call-json "\\n"? "</tool_call>"\n'
+    )
+    prose = (
+        "Sure! I'll put together the weekly outlook for Lyon. First I need the latest data, so I'm going to call "
+        "the reporting tool with the city, the number of days and a few notes about what to highlight.\n\n"
+    )
+    return [
+        Case("generic JSON", (CORPORA / "grammars" / "json.gbnf").read_text(), generic_json_document()),
+        Case("tool-call schema", schema_gbnf, call, kind="schema"),
+        Case("lazy tool call", lazy_gbnf, prose + "<tool_call>\n" + call + "\n</tool_call>", "<tool_call>", "lazy"),
+    ]
+
+
+def tekken_path() -> str:
+    import mistral_common
+
+    return os.path.join(os.path.dirname(mistral_common.__file__), "data", "tekken_240911.json")
+
+
+def tokenize(text: str) -> list[int]:
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    tokenizer = Tekkenizer.from_file(tekken_path())
+    return list(tokenizer.encode(text, bos=False, eos=False))
+
+
+@dataclass
+class Run:
+    compile_ms: float
+    cold: list[float]
+    warm: list[float]
+
+
+def run_ours(case: Case, vocab: Vocabulary, tokens: list[int]) -> Run:
+    start = time.perf_counter()
+    grammar = Grammar.from_gbnf(case.gbnf)
+    triggers = [Trigger.word(case.trigger_word)] if case.trigger_word else None
+    matcher = GrammarMatcher(grammar, vocab, triggers=triggers)
+    compile_ms = (time.perf_counter() - start) * 1e3
+    bitmask = allocate_token_bitmask(1, vocab.size)
+
+    def walk(m: GrammarMatcher) -> list[float]:
+        times = []
+        for token in tokens:
+            t0 = time.perf_counter()
+            m.fill_next_token_bitmask(bitmask)
+            times.append((time.perf_counter() - t0) * 1e6)
+            if not (bitmask[0, token >> 5] >> (token & 31)) & 1:
+                raise AssertionError(f"{case.name}: pegchat masks out token {token} of the valid output")
+            if not m.accept_token(token):
+                raise AssertionError(f"{case.name}: pegchat refused token {token}")
+        return times
+
+    cold = walk(matcher)
+    warm = walk(GrammarMatcher(grammar, vocab, triggers=triggers))
+    return Run(compile_ms, cold, warm)
+
+
+def llguidance_tokenizer(vocab: Vocabulary) -> Any:
+    import llguidance
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    tekken = Tekkenizer.from_file(tekken_path())
+
+    class Wrapped:
+        eos_token_id = 2
+        bos_token_id = 1
+        tokens = vocab.token_bytes
+        special_token_ids = sorted(vocab.special_token_ids)
+
+        def __call__(self, text: bytes | str) -> list[int]:
+            if isinstance(text, bytes):
+                text = text.decode("utf-8", errors="replace")
+            return list(tekken.encode(text, bos=False, eos=False))
+
+    return llguidance.LLTokenizer(llguidance.TokenizerWrapper(Wrapped()))
+
+
+def run_llguidance(case: Case, tokenizer: Any, tokens: list[int]) -> Run:
+    import llguidance
+    import llguidance.numpy as llnp
+
+    start = time.perf_counter()
+    if case.kind == "gbnf":
+        grammar = llguidance.grammar_from("gbnf", case.gbnf)
+    elif case.kind == "schema":
+        # llguidance 1.9 cannot read the \U0010FFFF escapes of our GBNF, so it gets the schema itself.
+        grammar = llguidance.grammar_from("json_schema", json.dumps(TOOL_SCHEMA))
+    else:
+        # llguidance has no sampler triggers: free text is a lazy lexeme that stops at the marker.
+        grammar = llguidance.grammar_from(
+            "lark",
+            "%llguidance {}\nstart: prose call\nprose[lazy]: /(.|\\n)*/\n"
+            f'call: "<tool_call>" "\\n"? %json {json.dumps(TOOL_SCHEMA)} "\\n"? "</tool_call>"\n',
+        )
+    matcher = llguidance.LLMatcher(tokenizer, grammar)
+    if matcher.is_error():
+        raise RuntimeError(matcher.get_error())
+    compile_ms = (time.perf_counter() - start) * 1e3
+    bitmask = llnp.allocate_token_bitmask(1, tokenizer.vocab_size)
+
+    def walk(m: Any) -> list[float]:
+        times = []
+        for token in tokens:
+            t0 = time.perf_counter()
+            llnp.fill_next_token_bitmask(m, bitmask, 0)
+            times.append((time.perf_counter() - t0) * 1e6)
+            if not (int(bitmask[0, token >> 5]) >> (token & 31)) & 1:
+                raise AssertionError(f"{case.name}: llguidance masks out token {token}")
+            m.consume_token(token)
+        return times
+
+    cold = walk(matcher)
+    warm = walk(llguidance.LLMatcher(tokenizer, grammar))
+    return Run(compile_ms, cold, warm)
+
+
+def summary(values: list[float]) -> tuple[float, float, float, float]:
+    array = np.array(values)
+    return float(array.mean()), float(np.median(array)), float(np.percentile(array, 99)), float(array.max())
+
+
+def median_run(runs: list[Run]) -> tuple[float, tuple[float, ...], tuple[float, ...]]:
+    compile_ms = statistics.median(r.compile_ms for r in runs)
+    cold = tuple(statistics.median(s) for s in zip(*(summary(r.cold) for r in runs), strict=True))
+    warm = tuple(statistics.median(s) for s in zip(*(summary(r.warm) for r in runs), strict=True))
+    return compile_ms, cold, warm
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    vocab = Vocabulary.from_tekken()
+    print(f"vocabulary: {vocab.size} tokens, preprocessing {time.perf_counter() - start:.2f} s")
+    engines: dict[str, Callable[[Case, list[int]], Run]] = {
+        "pegchat": lambda case, tokens: run_ours(case, vocab, tokens),
+    }
+    try:
+        tokenizer = llguidance_tokenizer(vocab)
+        engines["llguidance"] = lambda case, tokens: run_llguidance(case, tokenizer, tokens)
+    except ImportError:
+        print("llguidance not installed: no peer column")
+    header = f"{'grammar':<18} {'engine':<11} {'tokens':>6} {'compile ms':>10}"
+    stats = f"{'mean':>8} {'p50':>7} {'p99':>8} {'max':>8}"
+    print(f"\n{header} | cold µs: {stats} | warm µs: {stats}")
+    for case in cases():
+        tokens = [*tokenize(case.output), 2]
+        results: dict[str, tuple[float, tuple[float, ...], tuple[float, ...]]] = {}
+        for name, engine in engines.items():
+            try:
+                results[name] = median_run([engine(case, tokens) for _ in range(args.repeat)])
+            except Exception as error:  # a peer failing must not hide our numbers
+                print(f"{case.name:<18} {name:<11} failed: {type(error).__name__}: {error}")
+                continue
+            compile_ms, cold, warm = results[name]
+            cells = " ".join(f"{v:>8.0f}" if i % 4 != 1 else f"{v:>7.0f}" for i, v in enumerate(cold))
+            wcells = " ".join(f"{v:>8.0f}" if i % 4 != 1 else f"{v:>7.0f}" for i, v in enumerate(warm))
+            print(f"{case.name:<18} {name:<11} {len(tokens):>6} {compile_ms:>10.1f} | {cells:>33} | {wcells:>33}")
+        if "pegchat" in results and "llguidance" in results:
+            ours, theirs = results["pegchat"], results["llguidance"]
+            print(
+                f"{'':<18} ratio pegchat/llguidance: cold mean {ours[1][0] / theirs[1][0]:.1f}x, "
+                f"warm mean {ours[2][0] / theirs[2][0]:.1f}x, cold p99 {ours[1][2] / theirs[1][2]:.1f}x"
+            )
+
+
+if __name__ == "__main__":
+    main()

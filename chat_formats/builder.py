@@ -1,0 +1,384 @@
+"""Chat builders on top of :mod:`peg`: semantic tags and helpers for the recurring tool-call shapes.
+
+Tags tell the mapper (``mapper.py``) what a region of the output means. Pieces that must never stream half
+(tool names, ids, markers, argument names) are wrapped in :func:`peg.atomic`, so no AST node exists for them
+until they are complete; values (reasoning, content, arguments) are not, so they stream.
+
+Helpers:
+
+* :func:`json_tool_call` — ``{"name": N, "arguments": {...}}`` objects with configurable keys, key orders and an
+  optional id member (Hermes, Mistral Nemo, ...).
+* :func:`xml_tool_call` — ``<function=N><parameter=K>V</parameter>...</function>`` with string values raw and
+  other values JSON (Qwen3-Coder and its relatives), arguments in any order, each at most once, required ones
+  enforced (exact for up to :data:`MAX_PERMUTED_ARGS` properties).
+* :func:`tool_choice_of` — the ordered choice of one parser per tool, longest name first, so that a name which
+  is a prefix of another (``special_function`` / ``special_function_with_opt``) is never reported early.
+
+All helpers cost O(size of the tool schemas) to build; building is done once per request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from peg import (
+    Parser,
+    atomic,
+    choice,
+    eps,
+    json_string_content,
+    literal,
+    optional,
+    rule,
+    schema,
+    space,
+    tag,
+    until_one_of,
+    zero_or_more,
+)
+from peg import json as json_value
+
+__all__ = [
+    "BLOCK",
+    "CONTENT",
+    "MAX_PERMUTED_ARGS",
+    "REASONING",
+    "TOOL",
+    "TOOL_ARG",
+    "TOOL_ARGS",
+    "TOOL_ARG_CLOSE",
+    "TOOL_ARG_JSON_VALUE",
+    "TOOL_ARG_NAME",
+    "TOOL_ARG_OPEN",
+    "TOOL_ARG_STRING_VALUE",
+    "TOOL_CLOSE",
+    "TOOL_ID",
+    "TOOL_NAME",
+    "TOOL_OPEN",
+    "ToolSpec",
+    "ToolsError",
+    "XmlMarkers",
+    "block",
+    "content",
+    "json_tool_call",
+    "parse_tools",
+    "reasoning",
+    "schema_is_string",
+    "tool",
+    "tool_arg",
+    "tool_arg_close",
+    "tool_arg_json_value",
+    "tool_arg_name",
+    "tool_arg_open",
+    "tool_arg_string_value",
+    "tool_args",
+    "tool_choice_of",
+    "tool_close",
+    "tool_id",
+    "tool_name",
+    "tool_open",
+    "xml_tool_call",
+]
+
+REASONING = "reasoning"
+CONTENT = "content"
+BLOCK = "block"
+TOOL = "tool"
+TOOL_OPEN = "tool-open"
+TOOL_CLOSE = "tool-close"
+TOOL_ID = "tool-id"
+TOOL_NAME = "tool-name"
+TOOL_ARGS = "tool-args"
+TOOL_ARG = "tool-arg"
+TOOL_ARG_OPEN = "tool-arg-open"
+TOOL_ARG_CLOSE = "tool-arg-close"
+TOOL_ARG_NAME = "tool-arg-name"
+TOOL_ARG_STRING_VALUE = "tool-arg-string-value"
+TOOL_ARG_JSON_VALUE = "tool-arg-json-value"
+
+MAX_PERMUTED_ARGS = 6
+"""Up to this many properties, XML-style arguments are parsed (and constrained) by an automaton over the set of
+arguments already given: any order, each at most once, all required ones present. Beyond it (2^n rules would be
+too many) any sequence of known arguments is accepted and the mapper reports duplicates and missing ones."""
+
+
+class ToolsError(ValueError):
+    """The ``tools`` of a request are malformed (not OpenAI function tools, duplicate names, ...)."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One function tool of the request: ``name``, ``parameters`` (a JSON Schema object), ``rule`` (the GBNF/AST
+    rule name of its call parser, unique within the request)."""
+
+    name: str
+    parameters: Mapping[str, Any]
+    rule: str
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+
+    def property_schema(self, arg: str) -> Any:
+        """The JSON Schema of argument ``arg`` (``{}``, i.e. anything, for an unknown one)."""
+        return self.properties.get(arg, {})
+
+
+_RULE_CHARS = re.compile(r"[^A-Za-z0-9]+")
+
+
+def parse_tools(tools: Iterable[Mapping[str, Any]]) -> list[ToolSpec]:
+    """Validate OpenAI tool dicts and return their :class:`ToolSpec`; raises :class:`ToolsError`. Cost O(n)."""
+    specs: list[ToolSpec] = []
+    names: set[str] = set()
+    rules: set[str] = set()
+    for i, item in enumerate(tools):
+        if not isinstance(item, Mapping):
+            raise ToolsError(f"tools[{i}] is not an object")
+        if item.get("type", "function") != "function":
+            raise ToolsError(f"tools[{i}]: only type 'function' is supported, got {item.get('type')!r}")
+        fn = item.get("function")
+        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str) or not fn["name"]:
+            raise ToolsError(f"tools[{i}]: missing function.name")
+        name: str = fn["name"]
+        if name in names:
+            raise ToolsError(f"tools[{i}]: duplicate tool name {name!r}")
+        names.add(name)
+        params = fn.get("parameters")
+        if params is None:
+            params = {"type": "object", "properties": {}}
+        if not isinstance(params, Mapping):
+            raise ToolsError(f"tools[{i}] ({name}): parameters must be a JSON Schema object")
+        props = params.get("properties") or {}
+        required = params.get("required") or []
+        if not isinstance(props, Mapping) or not isinstance(required, list):
+            raise ToolsError(f"tools[{i}] ({name}): malformed properties/required")
+        base = "tool-" + (_RULE_CHARS.sub("-", name).strip("-") or "x")
+        rule_name, k = base, 1
+        while rule_name in rules:  # names that sanitise alike (get_weather / get-weather) get a suffix
+            k += 1
+            rule_name = f"{base}-{k}"
+        rules.add(rule_name)
+        specs.append(ToolSpec(name, params, rule_name, props, tuple(str(r) for r in required)))
+    return specs
+
+
+def schema_is_string(s: Any) -> bool:
+    """Whether a property schema describes a string (so XML-style values are raw text, not JSON).
+
+    True for ``type: "string"`` (also in a type list alongside only ``null``), string ``enum``/``const``, and
+    ``anyOf``/``oneOf`` whose non-null branches are all strings. Cost O(size of ``s``).
+    """
+    if not isinstance(s, Mapping):
+        return False
+    t = s.get("type")
+    if t == "string":
+        return True
+    if isinstance(t, list):
+        kinds = [k for k in t if k != "null"]
+        return bool(kinds) and all(k == "string" for k in kinds)
+    if t is None:
+        if "enum" in s:
+            return all(isinstance(v, str) for v in s["enum"])
+        if "const" in s:
+            return isinstance(s["const"], str)
+        for key in ("anyOf", "oneOf"):
+            if isinstance(s.get(key), list):
+                branches = [b for b in s[key] if not (isinstance(b, Mapping) and b.get("type") == "null")]
+                return bool(branches) and all(schema_is_string(b) for b in branches)
+    return False
+
+
+# --- tags -------------------------------------------------------------------------------------------------------
+def reasoning(p: Parser | str) -> Parser:
+    """Reasoning text (streams)."""
+    return tag(REASONING, p)
+
+
+def content(p: Parser | str) -> Parser:
+    """Content text (streams)."""
+    return tag(CONTENT, p)
+
+
+def block(p: Parser | str) -> Parser:
+    """A structural unit (e.g. a harmony message with its end marker): once complete, the text it covers counts
+    as consumed even where no other tag covers it (used to decide what unparsed text to return as content)."""
+    return tag(BLOCK, p)
+
+
+def tool(p: Parser | str) -> Parser:
+    """One tool call (its children give id, name and arguments)."""
+    return tag(TOOL, p)
+
+
+def tool_open(p: Parser | str) -> Parser:
+    """The opening marker of a call (atomic)."""
+    return atomic(tag(TOOL_OPEN, p))
+
+
+def tool_close(p: Parser | str) -> Parser:
+    """The closing marker of a call (atomic): the call's arguments are complete."""
+    return atomic(tag(TOOL_CLOSE, p))
+
+
+def tool_id(p: Parser | str, terminator: Parser | str | None = None) -> Parser:
+    """A call id written by the model (atomic: never streamed half); ``terminator`` as for :func:`tool_name`."""
+    inner = tag(TOOL_ID, p)
+    return atomic(inner + terminator if terminator is not None else inner)
+
+
+def tool_name(p: Parser | str, terminator: Parser | str | None = None) -> Parser:
+    """A tool name (atomic). ``terminator`` (e.g. the closing quote) is matched inside the atomic, so the name
+    node exists only once the text after the name proves the name ended."""
+    inner = tag(TOOL_NAME, p)
+    return atomic(inner + terminator if terminator is not None else inner)
+
+
+def tool_args(p: Parser | str) -> Parser:
+    """JSON arguments text (streams as a prefix of the final JSON)."""
+    return tag(TOOL_ARGS, p)
+
+
+def tool_arg(p: Parser | str) -> Parser:
+    """One XML-style argument (name + value)."""
+    return tag(TOOL_ARG, p)
+
+
+def tool_arg_open(p: Parser | str) -> Parser:
+    """The opening marker of an argument (atomic)."""
+    return atomic(tag(TOOL_ARG_OPEN, p))
+
+
+def tool_arg_close(p: Parser | str) -> Parser:
+    """The closing marker of an argument (atomic): the value is complete."""
+    return atomic(tag(TOOL_ARG_CLOSE, p))
+
+
+def tool_arg_name(p: Parser | str) -> Parser:
+    """An argument name (a tag; put it inside :func:`tool_arg_open` so it is atomic with its markers)."""
+    return tag(TOOL_ARG_NAME, p)
+
+
+def tool_arg_string_value(p: Parser | str) -> Parser:
+    """A raw string value (streams; JSON-escaped by the mapper)."""
+    return tag(TOOL_ARG_STRING_VALUE, p)
+
+
+def tool_arg_json_value(p: Parser | str) -> Parser:
+    """A value written as JSON (held back by the mapper until complete, then typed by the schema)."""
+    return tag(TOOL_ARG_JSON_VALUE, p)
+
+
+# --- helpers ----------------------------------------------------------------------------------------------------
+def tool_choice_of(tools: Sequence[ToolSpec], make: Callable[[ToolSpec], Parser]) -> Parser:
+    """``choice`` of ``make(tool)`` over ``tools``, longest name first (a name that is a prefix of another one is
+    only tried once the longer one has failed). Raises ``ValueError`` for no tools."""
+    if not tools:
+        raise ValueError("tool_choice_of: no tools")
+    ordered = sorted(tools, key=lambda t: (-len(t.name), t.name))
+    return choice(*(make(t) for t in ordered))
+
+
+def _json_key(key: str) -> Parser:
+    return literal(json.dumps(key, ensure_ascii=False)) << ":"
+
+
+def json_tool_call(
+    spec: ToolSpec,
+    *,
+    name_key: str = "name",
+    args_key: str = "arguments",
+    id_key: str | None = None,
+    id_value: Parser | None = None,
+    orders: Sequence[Sequence[str]] = (("name", "arguments"),),
+) -> Parser:
+    """The rule ``spec.rule``: one JSON call object for ``spec``.
+
+    ``orders`` lists the accepted member orders, using the roles ``"name"``, ``"arguments"`` and ``"id"`` (the id
+    member needs ``id_key``; its value parser ``id_value`` defaults to any JSON string content). Arguments are
+    parsed as any JSON value and constrained in GBNF by the tool's parameters schema. Whitespace between JSON
+    tokens is free (``<<``).
+    """
+    quoted_name = json.dumps(spec.name, ensure_ascii=False)[1:-1]
+    members: dict[str, Parser] = {
+        "name": _json_key(name_key) << literal('"') + tool_name(quoted_name, '"'),
+        "arguments": _json_key(args_key) << tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters))),
+    }
+    if id_key is not None:
+        value = id_value if id_value is not None else json_string_content()
+        members["id"] = _json_key(id_key) << tool_id(literal('"') + value + '"')
+    variants: list[Parser] = []
+    for order in orders:
+        body: Parser | None = None
+        for role in order:
+            part = members[role]
+            body = part if body is None else body << "," << part
+        if body is None:
+            raise ValueError("json_tool_call: an empty member order")
+        variants.append(tool(literal("{") << body << "}"))
+    return rule(spec.rule, choice(*variants))
+
+
+@dataclass(frozen=True)
+class XmlMarkers:
+    """Markers of an XML-style call; defaults are Qwen3-Coder's.
+
+    A call is ``function_open NAME name_suffix`` then arguments ``param_open KEY key_suffix ["\\n"] VALUE
+    value_end`` (whitespace between them free), then ``function_close``. ``value_ends`` are the accepted value
+    closers, the first being the canonical one; string values are raw text up to the first of them, other values
+    JSON.
+    """
+
+    function_open: str = "<function="
+    name_suffix: str = ">"
+    function_close: str = "</function>"
+    param_open: str = "<parameter="
+    key_suffix: str = ">"
+    value_ends: tuple[str, ...] = ("\n</parameter>", "</parameter>")
+
+
+def _xml_arg(spec: ToolSpec, key: str, m: XmlMarkers) -> Parser:
+    prop = spec.property_schema(key)
+    ends = list(m.value_ends)
+    closer = tool_arg_close(choice(*ends))
+    if schema_is_string(prop):
+        value = tool_arg_string_value(until_one_of(ends))
+    else:
+        value = tool_arg_json_value(schema(until_one_of(ends), f"{spec.rule}-{_RULE_CHARS.sub('-', key)}", prop))
+    return tool_arg(tool_arg_open(m.param_open + tool_arg_name(key) + m.key_suffix) + optional("\n") + value + closer)
+
+
+def xml_tool_call(spec: ToolSpec, markers: XmlMarkers = XmlMarkers()) -> Parser:
+    """The rule ``spec.rule``: one XML-style call for ``spec`` (see :class:`XmlMarkers`).
+
+    Arguments may come in any order. With at most :data:`MAX_PERMUTED_ARGS` properties, each is accepted at most
+    once and the call can only close once every required one was given (one rule per subset of given
+    arguments); with more, any sequence of known arguments is accepted. Cost O(2^n) rules for n properties.
+    """
+    keys = list(spec.properties)
+    args = {k: _xml_arg(spec, k, markers) for k in keys}
+    if len(keys) <= MAX_PERMUTED_ARGS:
+        required = frozenset(k for k in spec.required if k in args)
+        body = _arg_subsets(spec.rule, keys, args, required)
+    else:
+        body = zero_or_more(space() + choice(*(args[k] for k in sorted(keys, key=lambda k: -len(k)))))
+    head = tool_open(markers.function_open + tool_name(spec.name) + markers.name_suffix)
+    return rule(spec.rule, tool(head + body + space() + tool_close(markers.function_close)))
+
+
+def _arg_subsets(base: str, keys: list[str], args: dict[str, Parser], required: frozenset[str]) -> Parser:
+    """Rule ``{base}-a<mask>`` for every subset of given arguments: the next argument (one not given yet) or, if
+    all required ones were given, nothing. Built from the full set down, so each rule embeds its successors
+    directly (no by-name references). Longer keys first so that ``opt1`` never pre-empts ``opt10``."""
+    order = sorted(range(len(keys)), key=lambda i: (-len(keys[i]), i))
+    full = (1 << len(keys)) - 1
+    need = sum(1 << keys.index(r) for r in required)
+    built: dict[int, Parser] = {full: eps()}
+    for mask in range(full - 1, -1, -1):
+        alts = [space() + args[keys[i]] + built[mask | (1 << i)] for i in order if not mask & (1 << i)]
+        if mask & need == need:
+            alts.append(eps())
+        built[mask] = rule(f"{base}-a{mask}", choice(*alts))
+    return built[0]

@@ -1,0 +1,98 @@
+"""OpenAI gpt-oss, the harmony format (``gpt-oss``).
+
+The output is a series of messages, each a header then ``<|message|>`` and a body::
+
+    <|channel|>analysis<|message|>…reasoning…<|end|>
+    <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>
+        {"city": "Paris"}<|call|>
+    <|start|>assistant<|channel|>final<|message|>…answer…<|return|>
+
+``analysis`` bodies are reasoning, ``final`` and ``commentary`` bodies (preambles) are content, and a header
+with the recipient ``to=functions.NAME`` — in the role part (``<|start|>assistant to=…<|channel|>…``, or at the
+very start of the output, which continues the prompt's ``<|start|>assistant``) or after the channel — makes the
+body the JSON arguments of a call. A recipient that is not a tool of the request (built-in ``python``,
+``browser.*``, ``container.*``) does not fit the format: its message is returned as content with a warning.
+"""
+
+from __future__ import annotations
+
+from peg import (
+    Parser,
+    atomic,
+    choice,
+    end,
+    optional,
+    peek,
+    rule,
+    schema,
+    space,
+    trigger_rule,
+    until_one_of,
+    zero_or_more,
+)
+from peg import chars as char_class
+from peg import json as json_value
+
+from ..builder import ToolSpec, block, content, reasoning, tool, tool_args, tool_choice_of, tool_name
+from ..grammar import Trigger
+from ._layout import FormatDefinition, FormatOptions
+
+__all__ = ["build"]
+
+START, END, MESSAGE, CHANNEL, CONSTRAIN = "<|start|>assistant", "<|end|>", "<|message|>", "<|channel|>", "<|constrain|>"
+RETURN, CALL = "<|return|>", "<|call|>"
+BODY_ENDS = [END, "<|start|>", CHANNEL, RETURN, CALL]
+PRESERVED = ("<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>", "<|return|>", "<|call|>")
+
+
+def _constrain() -> Parser:
+    return optional(space() + CONSTRAIN + char_class("[A-Za-z0-9_.-]", 1, 32))
+
+
+def _tool_message(spec: ToolSpec) -> Parser:
+    # The name ends where a marker or whitespace (before <|constrain|>) starts; the grammar allows exactly these.
+    to = " to=functions." + tool_name(spec.name, peek(char_class("[<\\t\\n\\r \\x0B\\x0C]", 1, 1)))
+    chan = CHANNEL + choice("commentary", "analysis")
+    header = choice(START + to + chan, START + chan + to, chan + to, to + chan)
+    args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
+    return rule(spec.rule, tool(header + _constrain() + MESSAGE + args + optional(CALL)))
+
+
+def _text_message(channels: tuple[str, ...], body: Parser, *, header_in_content: bool = False) -> Parser:
+    # `<|channel|>commentary to=assistant` before the real channel is a redirect some outputs carry: skipped.
+    redirect = zero_or_more(CHANNEL + char_class("[a-z]") + " to=assistant")
+    header = CHANNEL + choice(*channels) + _constrain() + MESSAGE
+    if header_in_content:  # atomic: a half header ("<|channel|>") must not stream as content
+        header = atomic(content(header))
+    return optional(START) + redirect + header + body
+
+
+def build(options: FormatOptions) -> FormatDefinition:
+    """The ``gpt-oss`` definition for ``options``."""
+    text_ends = until_one_of(BODY_ENDS)
+    if options.reasoning_format == "none":
+        # Reasoning stays in the content, markers included (the final message's header is framing).
+        body = content(text_ends) + optional(atomic(content(END)))
+        analysis = _text_message(("analysis",), body, header_in_content=True)
+    else:
+        analysis = _text_message(("analysis",), reasoning(text_ends) + optional(END))
+    answer = _text_message(("final", "commentary"), content(text_ends) + optional(choice(END, RETURN)))
+    text_block = block(choice(analysis, answer))
+    if options.calls_enabled:
+        call = trigger_rule("tool-call", tool_choice_of(options.active_tools, _tool_message))
+        any_block = choice(block(call), text_block)
+        if options.calls_forced:
+            tail = zero_or_more(any_block) if options.parallel_tool_calls else zero_or_more(text_block)
+            parser = zero_or_more(text_block) + block(call) + tail
+        elif options.parallel_tool_calls:
+            parser = zero_or_more(any_block)
+        else:
+            parser = zero_or_more(text_block) + optional(block(call) + zero_or_more(text_block))
+    else:
+        parser = zero_or_more(text_block)
+    triggers = (
+        Trigger.pattern(r"<\|channel\|>(?:commentary|analysis) to=functions\."),
+        Trigger.pattern(r"<\|start\|>assistant to=functions\."),
+        Trigger.pattern_full(r"( to=functions\.)[\s\S]*"),
+    )
+    return FormatDefinition(parser=parser + space() + end(), triggers=triggers, preserved_tokens=PRESERVED)

@@ -1,0 +1,47 @@
+"""Hermes 2 Pro / Qwen 2.5 (``hermes``, alias ``qwen2.5``) and Qwen3 (``qwen3``).
+
+Calls are JSON objects in ``<tool_call>…</tool_call>``, one wrapper per call::
+
+    <tool_call>
+    {"name": "get_weather", "arguments": {"city": "Paris"}}
+    </tool_call>
+
+Both accept a ``<think>…</think>`` block first (QwQ and Qwen3 prompts may already have opened it). For
+``qwen3`` a ``<tool_call>`` also ends an unclosed reasoning block (what Qwen3 models do when they call a tool
+straight from their thoughts); for ``hermes`` only ``</think>`` does.
+"""
+
+from __future__ import annotations
+
+from ..builder import json_tool_call, tool_choice_of
+from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
+from ._layout import think_triggers as _triggers
+
+__all__ = ["build_hermes", "build_qwen3"]
+
+OPEN, CLOSE = "<tool_call>", "</tool_call>"
+PRESERVED = ("<think>", "</think>", OPEN, CLOSE)
+
+
+def _build(options: FormatOptions, style: ReasoningStyle) -> FormatDefinition:
+    calls = None
+    if options.calls_enabled:
+        call = tool_choice_of(options.active_tools, json_tool_call)
+        calls = repeat_calls(options, OPEN << call << CLOSE)
+    parser = standard_layout(options, style=style, tool_starts=[OPEN], calls=calls)
+    return FormatDefinition(
+        parser=parser,
+        triggers=_triggers(options, style, [OPEN]),
+        preserved_tokens=PRESERVED,
+        content_prefix=content_prefix(options, style),
+    )
+
+
+def build_hermes(options: FormatOptions) -> FormatDefinition:
+    """Hermes 2 Pro / Qwen 2.5 / QwQ: reasoning ends only at ``</think>``."""
+    return _build(options, ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n"))
+
+
+def build_qwen3(options: FormatOptions) -> FormatDefinition:
+    """Qwen3: as Hermes, and a ``<tool_call>`` also ends unclosed reasoning."""
+    return _build(options, ReasoningStyle("<think>", "</think>", ends_at_tools=True, prompt_opener="<think>\n"))

@@ -1,0 +1,51 @@
+"""Moonshot Kimi K2 (Instruct and Thinking) (``kimi-k2``)::
+
+    <think>…</think><|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0
+    <|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>
+
+(one line in the output; split here for width).
+
+The whole ``functions.NAME:IDX`` is the call id (kept as written; the ``functions.`` prefix is optional). The
+section markers and the per-call end marker are optional, and a tool-call marker also ends an unclosed
+reasoning block (Kimi K2 Thinking calls tools straight from its thoughts).
+"""
+
+from __future__ import annotations
+
+from peg import Parser, chars, optional, rule, schema, space, trigger_rule, zero_or_more
+from peg import json as json_value
+
+from ..builder import ToolSpec, tool, tool_args, tool_choice_of, tool_id, tool_name
+from ..grammar import Trigger
+from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
+
+__all__ = ["build"]
+
+SECTION_BEGIN, SECTION_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+CALL_BEGIN, ARG_BEGIN, CALL_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
+STYLE = ReasoningStyle("<think>", "</think>", ends_at_tools=True)
+PRESERVED = ("<think>", "</think>", SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END)
+
+
+def _call(spec: ToolSpec) -> Parser:
+    # The id ends with its digits; it is complete only once the argument marker shows they ended.
+    ident = tool_id(optional("functions.") + tool_name(spec.name) + ":" + chars("[0-9]"), space() + ARG_BEGIN)
+    args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
+    return rule(spec.rule, tool(CALL_BEGIN + ident + args + optional(space() + CALL_END)))
+
+
+def build(options: FormatOptions) -> FormatDefinition:
+    """The ``kimi-k2`` definition for ``options``."""
+    calls = None
+    if options.calls_enabled:
+        call = tool_choice_of(options.active_tools, _call)
+        body = call + zero_or_more(space() + call) if options.parallel_tool_calls else call
+        section = trigger_rule("tool-calls", body + optional(space() + SECTION_END))
+        calls = optional(SECTION_BEGIN + space()) + (section if options.calls_forced else optional(section))
+    return FormatDefinition(
+        parser=standard_layout(options, style=STYLE, tool_starts=[SECTION_BEGIN, CALL_BEGIN], calls=calls),
+        triggers=(Trigger.word(CALL_BEGIN),),
+        preserved_tokens=PRESERVED,
+        id_position="before_args",
+        content_prefix=content_prefix(options, STYLE),
+    )

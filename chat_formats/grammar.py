@@ -1,0 +1,59 @@
+"""The grammar side of a chat format: :class:`LazyGrammar` (GBNF text, laziness, triggers, preserved tokens).
+
+Triggers are ``gbnf_backend``'s :class:`~gbnf_backend.triggers.Trigger` (``word``, ``pattern``, ``pattern_full``,
+``token``), so a :class:`LazyGrammar` plugs straight into ``GrammarMatcher(grammar, vocab, triggers=...)``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gbnf_backend.triggers import Trigger
+
+__all__ = ["LazyGrammar", "Trigger", "portable_gbnf"]
+
+
+@dataclass(frozen=True)
+class LazyGrammar:
+    """A chat format's grammar.
+
+    ``gbnf``: the grammar text (root ``root``); ``lazy``: whether it only applies once a trigger fired (tools
+    with ``tool_choice="auto"``) — otherwise it constrains from the first token; ``triggers``; and
+    ``preserved_tokens``: special tokens that must reach the parser as text (not be skipped when detokenising).
+    """
+
+    gbnf: str
+    lazy: bool
+    triggers: list[Trigger] = field(default_factory=list)
+    preserved_tokens: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object ``pegchat grammar`` prints."""
+        return {
+            "gbnf": self.gbnf,
+            "lazy": self.lazy,
+            "triggers": [t.to_json() for t in self.triggers],
+            "preserved_tokens": list(self.preserved_tokens),
+        }
+
+
+# A `\U` escape preceded by an even number of backslashes (so it is an escape, not an escaped backslash + "U").
+_ASTRAL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\U([0-9A-Fa-f]{8})")
+
+
+def portable_gbnf(text: str) -> str:
+    """``text`` with ``\\UXXXXXXXX`` escapes of code points above U+FFFF written as the characters themselves.
+
+    Same grammar for llama.cpp and our parser (GBNF takes UTF-8 characters in literals and classes), but
+    llguidance's GBNF import mistranslates ``\\U`` escapes (it drops the leading zeros, giving an invalid
+    regex), so grammars are handed out without them. Characters below U+10000 keep their escapes (they may be
+    control or syntax characters). Cost O(len(text)).
+    """
+
+    def fix(m: re.Match[str]) -> str:
+        cp = int(m.group(2), 16)
+        return m.group(1) + chr(cp) if 0x10000 <= cp <= 0x10FFFF else m.group(0)
+
+    return _ASTRAL_ESCAPE.sub(fix, text)

@@ -1,0 +1,261 @@
+"""AST → message: turn the tagged nodes of a (possibly partial) parse into reasoning, content and tool calls.
+
+The mapping is a pure function of the parse result, so a streamed message and a one-shot parse of the same text
+agree. It is built to be *monotone* while the text grows: every field of the mapped message for a prefix is a
+prefix of the field for any longer text (given a monotone parse). Concretely:
+
+* a tool call is published only once its name is complete (and, for formats that write ids after the name,
+  once the id is known or can no longer come); generated ids are a hash of the call's index and name;
+* JSON arguments are the raw JSON text so far (peg withholds dangling escapes);
+* XML-style string values are JSON-escaped as they stream; the closing quote comes with the argument's closer;
+  other values are held back until their closer and then typed by the tool's JSON Schema (``"5"`` → ``5``);
+  a value that is not valid JSON for its schema is kept as a string, with a warning;
+* the closing ``}`` of XML-style arguments comes with the call's closer.
+
+:func:`frontier` says how far the mapped message accounts for the text — the rest is what a final parse returns
+as content when the output does not fit the format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from peg import AstNode
+
+from .builder import (
+    BLOCK,
+    CONTENT,
+    REASONING,
+    TOOL,
+    TOOL_ARG,
+    TOOL_ARG_CLOSE,
+    TOOL_ARG_JSON_VALUE,
+    TOOL_ARG_NAME,
+    TOOL_ARG_STRING_VALUE,
+    TOOL_ARGS,
+    TOOL_CLOSE,
+    TOOL_ID,
+    TOOL_NAME,
+    ToolSpec,
+)
+
+__all__ = ["IdPosition", "MappedCall", "MappedMessage", "frontier", "generated_id", "map_nodes"]
+
+IdPosition = Literal["none", "before_args", "after_args"]
+"""Where a format's model writes call ids: nowhere (ids are generated), before the arguments (publish the call
+once the id or the arguments start), or after them (publish once the id is seen or the call closed)."""
+
+
+@dataclass
+class MappedCall:
+    """A published tool call: ``name``, ``id`` (the model's, or generated), ``arguments`` so far, ``complete``."""
+
+    name: str
+    id: str
+    arguments: str
+    complete: bool
+
+
+@dataclass
+class MappedMessage:
+    """The mapped fields of one parse: reasoning and content texts, published calls, warnings."""
+
+    reasoning: str = ""
+    content: str = ""
+    calls: list[MappedCall] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def generated_id(salt: str, index: int, name: str) -> str:
+    """A call id for a model that writes none: ``call_`` + 24 hex digits of a hash of (salt, index, name).
+
+    Deterministic, so the streamed and the one-shot message agree; the salt (random per format instance) keeps
+    ids of different requests apart. Cost O(len(name)).
+    """
+    digest = hashlib.sha256(f"{salt}\x00{index}\x00{name}".encode()).hexdigest()
+    return "call_" + digest[:24]
+
+
+def _find(node: AstNode, tag: str) -> AstNode | None:
+    """The first node with ``tag`` below ``node`` (pre-order, not descending into nested tool calls)."""
+    todo = list(reversed(node.children))
+    while todo:
+        n = todo.pop()
+        if n.tag == tag:
+            return n
+        if n.tag != TOOL:
+            todo.extend(reversed(n.children))
+    return None
+
+
+def _find_all(node: AstNode, tag: str) -> list[AstNode]:
+    out: list[AstNode] = []
+    todo = list(reversed(node.children))
+    while todo:
+        n = todo.pop()
+        if n.tag == tag:
+            out.append(n)
+        elif n.tag != TOOL:
+            todo.extend(reversed(n.children))
+    return out
+
+
+def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
+    """The JSON text of a complete XML-style value written as JSON, typed by its schema ``prop``."""
+    text = raw.strip()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        warnings.append(f"{where}: value {text[:40]!r} is not JSON for its schema; kept as a string")
+        return json.dumps(raw, ensure_ascii=False)
+    if isinstance(prop, Mapping) and prop.get("type") == "string" and not isinstance(value, str):
+        return json.dumps(raw, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warnings: list[str]) -> str:
+    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams)."""
+    parts: list[str] = []
+    seen: set[str] = set()
+    where = spec.name if spec else "tool call"
+    for arg in _find_all(node, TOOL_ARG):
+        key_node = _find(arg, TOOL_ARG_NAME)
+        if key_node is None:
+            break
+        key = key_node.text
+        closed = _find(arg, TOOL_ARG_CLOSE) is not None and not arg.partial
+        prop = spec.property_schema(key) if spec else {}
+        string_node = _find(arg, TOOL_ARG_STRING_VALUE)
+        json_node = _find(arg, TOOL_ARG_JSON_VALUE)
+        head = json.dumps(key, ensure_ascii=False) + ": "
+        if string_node is not None:
+            body = '"' + json.dumps(string_node.text, ensure_ascii=False)[1:-1] + ('"' if closed else "")
+        elif json_node is not None and closed:
+            body = _typed_value(json_node.text, prop, f"{where}.{key}", warnings)
+        else:
+            break  # a JSON-typed value still being written: held back until its closer
+        if closed and key in seen:
+            warnings.append(f"{where}: argument {key!r} given twice (the last one wins)")
+        seen.add(key)
+        parts.append(head + body)
+        if not closed:
+            break
+    text = "{" + ", ".join(parts)
+    if complete:
+        text += "}"
+        if spec is not None:
+            missing = [r for r in spec.required if r not in seen]
+            if missing:
+                warnings.append(f"{where}: required argument(s) missing: {', '.join(missing)}")
+    return text
+
+
+def map_nodes(
+    nodes: Sequence[AstNode],
+    *,
+    tools: Mapping[str, ToolSpec],
+    salt: str,
+    id_position: IdPosition = "none",
+    final: bool,
+) -> MappedMessage:
+    """Map top-level parse nodes to a :class:`MappedMessage`. Cost O(number of nodes + text of value nodes).
+
+    ``final`` is whether the parse is final: then calls that never got their id are published with a generated
+    one, and incomplete calls are reported in ``warnings``.
+    """
+    out = MappedMessage()
+    reasoning: list[str] = []
+    content: list[str] = []
+    todo = list(reversed(nodes))
+    while todo:
+        node = todo.pop()
+        if node.tag == REASONING:
+            reasoning.append(node.text)
+        elif node.tag == CONTENT:
+            content.append(node.text)
+        elif node.tag == TOOL:
+            call = _map_call(node, tools, salt, len(out.calls), id_position, final, out.warnings)
+            if call is None:
+                break  # an unpublished call: nothing after it can be published either (monotonicity)
+            out.calls.append(call)
+        else:
+            todo.extend(reversed(node.children))
+    out.reasoning = "".join(reasoning)
+    out.content = "".join(content)
+    return out
+
+
+def _map_call(
+    node: AstNode,
+    tools: Mapping[str, ToolSpec],
+    salt: str,
+    index: int,
+    id_position: IdPosition,
+    final: bool,
+    warnings: list[str],
+) -> MappedCall | None:
+    name_node = _find(node, TOOL_NAME)
+    if name_node is None:
+        return None
+    name = name_node.text
+    spec = tools.get(name)
+    complete = not node.partial and (_find(node, TOOL_CLOSE) is not None or _closes_itself(node))
+    id_node = _find(node, TOOL_ID)
+    args_node = _find(node, TOOL_ARGS)
+    if id_node is not None:
+        call_id = _unquote(id_node.text)
+    elif id_position == "none" or final or complete or (id_position == "before_args" and _args_started(node)):
+        call_id = generated_id(salt, index, name)
+    else:
+        return None  # the id may still come: publishing now would send a generated id and then another
+    if args_node is not None:
+        arguments = args_node.text
+    elif _find(node, TOOL_ARG) is None and not complete:
+        arguments = ""  # nothing yet: the first argument (or the closer) decides between "{…" and "{}"
+    else:
+        arguments = _xml_arguments(node, spec, complete, warnings)
+    if final and not complete:
+        warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
+    return MappedCall(name, call_id, arguments, complete)
+
+
+def _closes_itself(node: AstNode) -> bool:
+    """A JSON-arguments call without a closer tag is complete when its node is (e.g. ``[TOOL_CALLS]n[ARGS]{}``)."""
+    args = _find(node, TOOL_ARGS)
+    return args is not None and not args.partial
+
+
+def _args_started(node: AstNode) -> bool:
+    return _find(node, TOOL_ARGS) is not None or _find(node, TOOL_ARG) is not None
+
+
+def _unquote(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
+
+
+def frontier(nodes: Iterable[AstNode], published: int) -> int:
+    """How far the message mapped from ``nodes`` accounts for the text: the end of the last complete node, of
+    the last content/reasoning text, or of the last of the first ``published`` calls (-1 if none).
+
+    Text after it that a final parse could not place is returned as content. Cost O(number of nodes).
+    """
+    best = -1
+    seen_calls = 0
+    todo = list(reversed(list(nodes)))
+    while todo:
+        node = todo.pop()
+        if node.tag == TOOL:
+            if seen_calls >= published:
+                break
+            seen_calls += 1
+            best = max(best, node.end)
+        elif not node.partial or node.tag in (CONTENT, REASONING):
+            best = max(best, node.end)
+            seen_calls += sum(1 for n in node.walk() if n.tag == TOOL)
+        elif node.tag == BLOCK or node.children:
+            todo.extend(reversed(node.children))
+    return best

@@ -1,0 +1,248 @@
+"""Exact numeric ranges as GBNF: integers by digit-range decomposition, decimals by a small digit DFA.
+
+JSON numbers have no leading zeros (``0``, ``-0``, ``12``; never ``01``). A bounded integer range becomes
+alternatives grouped by digit count, each a sequence of digit classes (O(10 × digits) alternatives). A bounded
+*number* range splits the value into its integer part (decomposed as above) and its fraction digits, whose
+lexicographic bounds are enforced by a tiny DFA emitted as right-recursive rules. Bounded numbers are spelled
+without exponents (``1e3`` is refused, which only narrows the language); unbounded ones use the full JSON
+number grammar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
+
+__all__ = ["Bound", "int_range_expr", "number_range_expr"]
+
+# A bound: (value, inclusive). None = unbounded on that side.
+Bound = tuple[Fraction, bool] | None
+# new_rule(suffix, None) reserves a fresh rule name and returns it; new_rule(name, body) sets its body.
+NewRule = Callable[[str, str | None], str]
+
+_DIGITS = "0123456789"
+
+
+def _dclass(lo: int, hi: int) -> str:
+    if lo == hi:
+        return f"[{lo}]"
+    return "[0-9]" if (lo, hi) == (0, 9) else f"[{lo}-{hi}]"
+
+
+def _alts(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
+
+
+def _fixed(x: str, y: str) -> str:
+    """Digit strings of the same length as ``x``/``y`` lying in [x, y] (both given as digit strings)."""
+    n = len(x)
+    if n == 0:
+        return ""
+    if x == y:
+        return f'"{x}"'
+    if x == "0" * n and y == "9" * n:
+        return "[0-9]" if n == 1 else f"[0-9]{{{n}}}"
+    a, b = int(x[0]), int(y[0])
+    if a == b:
+        return f"[{a}] {_fixed(x[1:], y[1:])}"
+    parts = []
+    lo_first, hi_last = a, b
+    if x[1:] != "0" * (n - 1):
+        parts.append(f"[{a}] {_fixed(x[1:], '9' * (n - 1))}")
+        lo_first = a + 1
+    if y[1:] != "9" * (n - 1):
+        hi_last = b - 1
+    if lo_first <= hi_last:
+        tail = "" if n == 1 else (" [0-9]" if n == 2 else f" [0-9]{{{n - 1}}}")
+        parts.append(_dclass(lo_first, hi_last) + tail)
+    if y[1:] != "9" * (n - 1):
+        parts.append(f"[{b}] {_fixed('0' * (n - 1), y[1:])}")
+    return _alts(parts)
+
+
+def _uint_range(lo: int, hi: int | None) -> str | None:
+    """Non-negative integers lo..hi (hi None = unbounded) without leading zeros; None if empty."""
+    if hi is not None and hi < lo:
+        return None
+    parts = []
+    top_len = len(str(hi)) if hi is not None else len(str(lo))
+    for length in range(len(str(lo)), top_len + 1):
+        a = max(lo, 10 ** (length - 1) if length > 1 else 0)
+        b = 10**length - 1 if hi is None else min(hi, 10**length - 1)
+        if a <= b:
+            parts.append(_fixed(str(a).zfill(length), str(b).zfill(length)))
+    if hi is None:
+        # Every longer number: a non-zero digit then at least top_len more digits.
+        parts.append(f"[1-9] [0-9]{{{top_len},}}")
+    return _alts(parts)
+
+
+def int_range_expr(lo: int | None, hi: int | None) -> str | None:
+    """Return an expression for the JSON integers in [lo, hi] (None = unbounded); None if empty.
+
+    ``-0`` is accepted when 0 is in range. Cost: O(10 × number of digits) alternatives.
+    """
+    if lo is not None and hi is not None and hi < lo:
+        return None
+    parts = []
+    # Negative side: magnitudes |x| for x in [lo, min(hi, -1)], plus "-0" when 0 is in range.
+    if lo is None or lo < 0:
+        mag_lo = 1 if hi is None or hi >= -1 else -hi
+        mag_hi = None if lo is None else -lo
+        neg = _uint_range(mag_lo, mag_hi)
+        if (lo is None or lo <= 0) and (hi is None or hi >= 0):
+            neg = _alts([e for e in (neg, '"0"') if e is not None])
+        if neg is not None:
+            parts.append(f'"-" {neg}')
+    if hi is None or hi >= 0:
+        pos = _uint_range(max(lo, 0) if lo is not None else 0, hi)
+        if pos is not None:
+            parts.append(pos)
+    return _alts(parts) if parts else None
+
+
+def _split(value: Fraction) -> tuple[int, str] | None:
+    """Return (integer part, fraction digits without trailing zeros) of a value ≥ 0 with a finite
+    decimal expansion, or None if it has none (like 1/3)."""
+    num, den = value.numerator, value.denominator
+    while den % 2 == 0:
+        den //= 2
+    while den % 5 == 0:
+        den //= 5
+    if den != 1:
+        return None
+    d = Decimal(value.numerator) / Decimal(value.denominator)
+    text = format(d, "f")
+    whole, _, frac = text.partition(".")
+    return int(whole), frac.rstrip("0")
+
+
+def _fraction_expr(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None, new_rule: NewRule) -> str | None:
+    """Optional fraction (``"." digits``) whose value 0.f lies within the given digit-string bounds.
+
+    Each bound is (digits without trailing zeros, inclusive). The DFA state is the unread rest of each
+    bound (or None once that side is settled); states are emitted as right-recursive rules.
+    """
+    Side = tuple[str, bool] | None
+
+    def accepts_end(lo_s: Side, hi_s: Side) -> bool:
+        lo_ok = lo_s is None or (lo_s[0] == "" and lo_s[1])
+        hi_ok = hi_s is None or hi_s[0] != "" or hi_s[1]
+        return lo_ok and hi_ok
+
+    def step(lo_s: Side, hi_s: Side, d: int) -> tuple[bool, Side, Side]:
+        nlo: Side = None
+        nhi: Side = None
+        if lo_s is not None:
+            a = int(lo_s[0][0]) if lo_s[0] else 0
+            if d < a:
+                return False, None, None
+            nlo = settle((lo_s[0][1:], lo_s[1]), True) if d == a else None
+        if hi_s is not None:
+            b = int(hi_s[0][0]) if hi_s[0] else 0
+            if d > b:
+                return False, None, None
+            nhi = (hi_s[0][1:], hi_s[1]) if d == b else None
+            if nhi == ("", False):  # the rest would have to be below zero
+                return False, None, None
+        return True, nlo, nhi
+
+    def settle(side: Side, low: bool) -> Side:
+        # A lower bound with nothing left, inclusive, is met by any continuation.
+        return None if low and side == ("", True) else side
+
+    lo, hi = settle(lo, True), settle(hi, False)
+    names: dict[tuple[Side, Side], str] = {}
+
+    def transitions(lo_s: Side, hi_s: Side) -> list[str]:
+        groups: dict[tuple[Side, Side], list[int]] = {}
+        for d in range(10):
+            ok, nlo, nhi = step(lo_s, hi_s, d)
+            if ok:
+                groups.setdefault((nlo, nhi), []).append(d)
+        out = []
+        for target, digits in groups.items():
+            cls = "[" + "".join(str(d) for d in digits) + "]" if len(digits) < 10 else "[0-9]"
+            out.append(f"{cls} {state(*target)}" if target != (None, None) else f"{cls} [0-9]*")
+        return out
+
+    def state(lo_s: Side, hi_s: Side) -> str:
+        key = (lo_s, hi_s)
+        if key not in names:
+            # Reserve the name first: a state may loop back to itself.
+            names[key] = new_rule("frac", None)
+            trans = transitions(lo_s, hi_s)
+            alts = (['""'] if accepts_end(lo_s, hi_s) else []) + trans
+            new_rule(names[key], " | ".join(alts) or "[^\\x00-\\U0010FFFF]")
+        return names[key]
+
+    first = transitions(lo, hi)
+    parts = ['""'] if accepts_end(lo, hi) else []
+    if first:
+        parts.append('"." ' + _alts(first))
+    if not parts:
+        return None
+    return _alts(parts)
+
+
+def number_range_expr(lo: Bound, hi: Bound, new_rule: NewRule) -> str | None:
+    """Return an expression for JSON numbers (no exponent) in the given range; None if empty.
+
+    Raises ValueError when a bound has no finite decimal expansion (the caller reports it). ``new_rule``
+    reserves and defines helper rules (see :data:`NewRule`). Cost: O(digits²) rules at most.
+    """
+    if lo is not None and hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and not (lo[1] and hi[1]))):
+        return None
+    parts = []
+    zero_ok = (lo is None or lo[0] < 0 or (lo[0] == 0 and lo[1])) and (
+        hi is None or hi[0] > 0 or (hi[0] == 0 and hi[1]))
+    # Non-negative values x = m in [max(lo, 0), hi].
+    if hi is None or hi[0] >= 0:
+        plo: Bound = lo if lo is not None and lo[0] >= 0 else (Fraction(0), True)
+        pos = _magnitude(plo, hi, new_rule)
+        if pos is not None:
+            parts.append(pos)
+    # Negative values x = -m: m in [max(-hi, 0), -lo]; "-0…" spellings are the value 0.
+    if lo is None or lo[0] <= 0:
+        nlo: Bound = (-hi[0], hi[1]) if hi is not None and hi[0] <= 0 else (Fraction(0), True)
+        nhi: Bound = None if lo is None else (-lo[0], lo[1])
+        if not zero_ok and nlo is not None and nlo[0] == 0:
+            nlo = (Fraction(0), False)
+        neg = _magnitude(nlo, nhi, new_rule)
+        if neg is not None:
+            parts.append(f'"-" {neg}')
+    return _alts(parts) if parts else None
+
+
+def _magnitude(lo: Bound, hi: Bound, new_rule: NewRule) -> str | None:
+    """Unsigned decimals m (integer part, optional fraction) with lo ≤ m ≤ hi, lo ≥ 0 given."""
+    assert lo is not None
+    if hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and not (lo[1] and hi[1]))):
+        return None
+    lo_split = _split(lo[0])
+    hi_split = _split(hi[0]) if hi is not None else None
+    if lo_split is None or (hi is not None and hi_split is None):
+        raise ValueError("bound has no finite decimal expansion")
+    li, lf = lo_split
+    parts = []
+    if hi is not None and hi_split is not None and hi_split[0] == li:
+        frac = _fraction_expr((lf, lo[1]), (hi_split[1], hi[1]), new_rule)
+        if frac is not None:
+            parts.append(f'"{li}" {frac}'.rstrip())
+        return _alts(parts) if parts else None
+    frac_lo = _fraction_expr((lf, lo[1]), None, new_rule)
+    if frac_lo is not None:
+        parts.append(f'"{li}" {frac_lo}')
+    any_frac = '("." [0-9]+)?'
+    if hi is None:
+        middle = _uint_range(li + 1, None)
+    else:
+        assert hi_split is not None
+        middle = _uint_range(li + 1, hi_split[0] - 1)
+        frac_hi = _fraction_expr(None, (hi_split[1], hi[1]), new_rule)
+        if frac_hi is not None:
+            parts.append(f'"{hi_split[0]}" {frac_hi}')
+    if middle is not None:
+        parts.insert(1 if frac_lo is not None else 0, f"{middle} {any_frac}")
+    return _alts(parts) if parts else None

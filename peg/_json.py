@@ -1,0 +1,187 @@
+"""A resumable JSON scanner: the parser side of :func:`peg.json` and friends.
+
+JSON is scanned natively (not through combinators) with an explicit container stack, so 100,000 nested arrays
+cost no Python recursion, and long strings and numbers are matched by C-level regular expressions. The
+language is exactly the one of the emitted GBNF rules (``gbnf.py``: ``json--value`` ...): RFC 8259 values,
+whitespace ``[ \\t\\n\\r]*`` only inside containers, no raw control characters in strings.
+
+When the scan reaches the end of the input, it returns a *resume state* so a streaming parse can continue
+from there instead of re-scanning the value (see ``_packrat.py``). Partial-input rules: a value cut anywhere
+needs more input; a number touching the end needs more input (it may still grow); a dangling escape
+(``\\``, ``\\u12``) is left out of the matched text and re-scanned when more text arrives.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["JsonResume", "scan_json"]
+
+SUCCESS, FAIL, MORE = 0, 1, 2
+
+_WS = re.compile(r"[ \t\n\r]*")
+_CHAR = r'[^"\\\x00-\x1f\ud800-\udfff]'
+_STR_BODY = re.compile(rf'{_CHAR}*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{{4}}){_CHAR}*)*')
+_ESCAPE_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?\Z")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+# The longest text that could still grow into a number: used to decide whether a number touches the end.
+_NUMBER_PREFIX = re.compile(r"-?(?:0|[1-9][0-9]*)?(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?")
+_WORDS = {"t": "true", "f": "false", "n": "null"}
+_FIRST_CHARS = {
+    "value": None,
+    "object": "{",
+    "array": "[",
+    "string": '"',
+    "number": "-0123456789",
+    "bool": "tf",
+    "null": "n",
+}
+_EXPECTED = {
+    "value": "JSON value",
+    "object": '"{"',
+    "array": '"["',
+    "string": "JSON string",
+    "number": "JSON number",
+    "bool": "true or false",
+    "null": '"null"',
+}
+
+# Scanner modes. Whitespace-skipping modes skip [ \t\n\r]* first.
+_VALUE, _AFTER, _ARR_FIRST, _OBJ_FIRST, _KEY_WS, _COLON, _VALUE_WS, _STR, _KEY, _RESTART = range(10)
+
+# (mode, position, container stack as a string of 'a'/'o', inside-a-key flag)
+JsonResume = tuple[int, int, str, bool]
+
+
+def scan_json(
+    kind: str, text: str, pos: int, resume: JsonResume | None, partial: bool
+) -> tuple[int, int, JsonResume | None, str]:
+    """Scan one JSON item of ``kind`` at ``pos`` (or continue from ``resume``).
+
+    Returns ``(status, end, resume_state, expected)``: ``resume_state`` is not None exactly when the scan
+    looked at the end of the input (then it is where to continue with more text); ``expected`` describes what
+    was wanted at ``end`` when the status is FAIL. Cost: linear in the text scanned, regex-speed for strings.
+    """
+    n = len(text)
+    if kind == "string_content":
+        return _scan_string_content(text, n, resume[1] if resume else pos, partial)
+    if resume is not None and resume[0] == _RESTART:
+        pos, resume = resume[1], None
+    if resume is None:
+        first = _FIRST_CHARS[kind]
+        if first is not None:
+            if pos >= n:
+                return (MORE if partial else FAIL), n, (_RESTART, pos, "", False), _EXPECTED[kind]
+            if text[pos] not in first:
+                return FAIL, pos, None, _EXPECTED[kind]
+        mode, p, stack, in_key = _VALUE, pos, [], False
+    else:
+        mode, p, in_key = resume[0], resume[1], resume[3]
+        stack = list(resume[2])
+
+    while True:
+        if mode == _STR:  # first: long strings are where streaming spends its time
+            q = _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
+            if q >= n:
+                return _eof(partial, n, (_STR, q, "".join(stack), in_key), "closing quote")
+            c = text[q]
+            if c == '"':
+                mode, p = (_COLON if in_key else _AFTER), q + 1
+            elif c == "\\" and _ESCAPE_PREFIX.match(text, q):
+                # A dangling escape at the end: withhold it (end before the backslash) and resume there.
+                status = MORE if partial else FAIL
+                return status, q, (_STR, q, "".join(stack), in_key), "escape sequence"
+            else:
+                return FAIL, q, None, "escape sequence" if c == "\\" else "string character"
+        elif mode in (_VALUE, _VALUE_WS):
+            if mode == _VALUE_WS:
+                p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if p >= n:
+                return _eof(partial, n, (_VALUE_WS, p, "".join(stack), False), "JSON value")
+            c = text[p]
+            if c == "{":
+                stack.append("o")
+                mode, p = _OBJ_FIRST, p + 1
+            elif c == "[":
+                stack.append("a")
+                mode, p = _ARR_FIRST, p + 1
+            elif c == '"':
+                mode, p, in_key = _STR, p + 1, False
+            elif c == "-" or "0" <= c <= "9":
+                prefix_end = _NUMBER_PREFIX.match(text, p).end()  # type: ignore[union-attr]
+                m = _NUMBER.match(text, p)
+                if prefix_end >= n and partial:
+                    # The number touches the end: it may still grow ("3" -> "3.14").
+                    return MORE, n, (_VALUE, p, "".join(stack), False), "JSON number"
+                if m is None:
+                    return FAIL, p, None, "JSON number"
+                mode, p = _AFTER, m.end()
+                if prefix_end >= n and not stack:
+                    return SUCCESS, p, (_VALUE, p, "", False), ""
+            elif c in _WORDS:
+                word = _WORDS[c]
+                if text.startswith(word, p):
+                    mode, p = _AFTER, p + len(word)
+                elif n - p < len(word) and word.startswith(text[p:]):
+                    return _eof(partial, n, (_VALUE, p, "".join(stack), False), f'"{word}"')
+                else:
+                    return FAIL, p, None, f'"{word}"'
+            else:
+                return FAIL, p, None, "JSON value"
+        elif mode == _AFTER:
+            if not stack:
+                return SUCCESS, p, None, ""
+            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            closer = "]" if stack[-1] == "a" else "}"
+            if p >= n:
+                return _eof(partial, n, (_AFTER, p, "".join(stack), False), f'"," or "{closer}"')
+            c = text[p]
+            if c == ",":
+                mode, p = (_VALUE_WS if stack[-1] == "a" else _KEY_WS), p + 1
+            elif c == closer:
+                stack.pop()
+                p += 1
+            else:
+                return FAIL, p, None, f'"," or "{closer}"'
+        elif mode in (_ARR_FIRST, _OBJ_FIRST):
+            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            closer = "]" if mode == _ARR_FIRST else "}"
+            if p >= n:
+                return _eof(partial, n, (mode, p, "".join(stack), False), f'"{closer}" or JSON value')
+            if text[p] == closer:
+                stack.pop()
+                mode, p = _AFTER, p + 1
+            else:
+                mode = _VALUE if mode == _ARR_FIRST else _KEY
+        elif mode in (_KEY, _KEY_WS):
+            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if p >= n:
+                return _eof(partial, n, (_KEY_WS, p, "".join(stack), False), "JSON string")
+            if text[p] != '"':
+                return FAIL, p, None, "JSON string"
+            mode, p, in_key = _STR, p + 1, True
+        elif mode == _COLON:
+            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if p >= n:
+                return _eof(partial, n, (_COLON, p, "".join(stack), False), '":"')
+            if text[p] != ":":
+                return FAIL, p, None, '":"'
+            mode, p = _VALUE_WS, p + 1
+
+
+def _eof(partial: bool, n: int, resume: JsonResume, expected: str) -> tuple[int, int, JsonResume, str]:
+    return (MORE if partial else FAIL), n, resume, expected
+
+
+def _scan_string_content(
+    text: str, n: int, p: int, partial: bool
+) -> tuple[int, int, JsonResume | None, str]:
+    q = _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
+    if q >= n:
+        return (MORE if partial else FAIL), n, (_STR, q, "", False), "closing quote"
+    c = text[q]
+    if c == '"':
+        return SUCCESS, q, None, ""
+    if c == "\\" and _ESCAPE_PREFIX.match(text, q):
+        return (MORE if partial else FAIL), q, (_STR, q, "", False), "escape sequence"
+    return FAIL, q, None, "escape sequence" if c == "\\" else "string character"

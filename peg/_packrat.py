@@ -1,0 +1,442 @@
+"""The packrat machine: an explicit-stack interpreter of a compiled program, resumable across stream feeds.
+
+Design (why streaming costs what is new):
+
+* **Explicit, persistent stack.** Each frame is an immutable tuple ``(op, start, cur, i, acc, t0, parent)``
+  linked to its parent, so there is no Python recursion per nesting level and the whole machine state is a
+  couple of references: saving it is O(1).
+* **Packrat memo.** Every composite op's result is memoised by ``(op, start)``: linear time on any grammar.
+* **End-of-input touches.** The only thing that can change when text is appended is a decision that looked at
+  the end of the input (a literal cut off, ``until`` still searching, a repetition that stopped there, ...).
+  The machine counts such *touches*. A memo entry whose computation touched nothing is valid forever and goes
+  to the stable memo; the others are kept for this run only.
+* **Resume point.** At the first touch of a run the machine saves its state (the pending leaf call with the
+  leaf's own scan state, or the result being delivered to a repetition). Everything executed before that
+  moment is independent of the text after the end, so the next feed restarts *there*, with the longer text,
+  instead of at the root. A scanning leaf (``until``, JSON) continues its scan where it stopped. A feed thus
+  costs the new text plus the unwinding of the live path, not the whole output. A run that never touched
+  the end has a final result: more text cannot change it.
+
+Results are tuples ``(status, end, nodes)``; ``nodes`` is a rope (None, an AstNode, or a pair of ropes) so
+sequences and repetitions concatenate in O(1); it is flattened only where a node is built.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, TextIO
+
+from ._compile import (
+    COMPOSITE,
+    K_ANY,
+    K_ATOMIC,
+    K_CHARS,
+    K_CHOICE,
+    K_END,
+    K_EPS,
+    K_JSON,
+    K_LIT,
+    K_NEGATE,
+    K_PEEK,
+    K_REP,
+    K_RULE,
+    K_SEQ,
+    K_SPACE,
+    K_TAG,
+    K_UNTIL,
+    Program,
+)
+from ._json import scan_json
+from .ast import AstNode
+
+__all__ = ["FAIL", "MORE", "SUCCESS", "Machine", "Tracer", "flatten"]
+
+SUCCESS, FAIL, MORE = 0, 1, 2
+_CALL, _RET = 0, 1
+_START = (-1, -1, None)  # delivered to a frame that was just pushed (status -1: never MORE)
+_NO = object()  # "this leaf did not touch the end of the input"
+_SPACE_RE = re.compile(r"[ \t\n\r\x0b\x0c]*")
+
+Rope = Any  # None | AstNode | tuple[Rope, Rope]
+Result = tuple[int, int, Rope]
+
+
+_STATUS_NAMES = {0: "ok", 1: "fail", 2: "more"}
+
+
+class Tracer:
+    """Writes ``<indent><combinator> @<pos>`` on entry and ``-> ok|fail|more <end>`` on exit to ``out``."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out if out is not None else sys.stderr
+
+    def _write(self, depth: int, line: str) -> None:
+        self.out.write("  " * depth + line + "\n")
+
+    def call(self, label: str, pos: int, depth: int) -> None:
+        self._write(depth, f"{label} @{pos}")
+
+    def ret(self, label: str, start: int, depth: int, result: tuple[Any, ...]) -> None:
+        self._write(depth, f"{label} @{start} -> {_STATUS_NAMES[result[0]]} {result[1]}")
+
+    def leaf(self, label: str, pos: int, depth: int, result: tuple[Any, ...]) -> None:
+        self._write(depth, f"{label} @{pos} -> {_STATUS_NAMES[result[0]]} {result[1]}")
+
+    def memo(self, label: str, pos: int, depth: int, result: tuple[Any, ...]) -> None:
+        self._write(depth, f"{label} @{pos} -> {_STATUS_NAMES[result[0]]} {result[1]} (memo)")
+
+
+def flatten(rope: Rope) -> tuple[AstNode, ...]:
+    """The nodes of a rope in order. Cost O(size), iterative."""
+    if rope is None:
+        return ()
+    if type(rope) is AstNode:
+        return (rope,)
+    out: list[AstNode] = []
+    todo = [rope]
+    while todo:
+        x = todo.pop()
+        if type(x) is tuple:
+            todo.append(x[1])
+            todo.append(x[0])
+        elif x is not None:
+            out.append(x)
+    return tuple(out)
+
+
+class Machine:
+    """The state of one (possibly streaming) parse of a growing text by one program."""
+
+    def __init__(self, program: Program, tracer: Tracer | None = None) -> None:
+        self.program = program
+        self.text = ""
+        self.bad = 1 << 62  # offset of the first undecodable character (a lone surrogate), if any
+        self.memo: dict[int, Result] = {}
+        self.tracer = tracer
+        # (mode, op, pos, leaf resume, result to deliver, stack, touches, furthest fail, expected set)
+        self.snapshot: tuple[Any, ...] | None = (_CALL, program.root, 0, None, None, None, 0, -1, frozenset())
+        self.final: tuple[Result, int, frozenset[str]] | None = None
+        self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
+        self.plan: Plan = ((), ())
+        self.flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]] = {}
+
+    def run(self, partial: bool) -> tuple[Result, int, frozenset[str]]:
+        """Run from the saved resume point over ``self.text``; return (result, furthest fail, expected).
+
+        After a run, ``self.snapshot`` is the new resume point, or ``None`` with ``self.final`` set when the
+        run never looked at the end of the input.
+        """
+        if self.snapshot is None:
+            assert self.final is not None
+            return self.final
+        text, n, bad = self.text, len(self.text), self.bad
+        memo, nops, tracer = self.memo, len(self.program.ops), self.tracer
+        volatile: dict[int, Result] = {}
+        # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
+        mode, op, pos, rs, r, stack, touches, fpos, fexp = self.snapshot
+        snap: tuple[Any, ...] | None = None
+        depth = 0
+        flat = False
+        while True:
+            if mode == _CALL:
+                k = op.kind
+                if k >= COMPOSITE:
+                    key = pos * nops + op.idx
+                    r = memo.get(key)
+                    if r is None:
+                        r = volatile.get(key)
+                        if r is not None:
+                            touches += 1  # reusing a result that looked at the end counts as looking
+                    if r is None:
+                        stack = (op, pos, pos, 0, None, touches, stack)
+                        r = _START
+                        if tracer is not None:
+                            tracer.call(op.label, pos, depth)
+                            depth += 1
+                    elif tracer is not None:
+                        tracer.memo(op.label, pos, depth, r)
+                    mode = _RET
+                    continue
+                # ---- leaves ----
+                touched: Any = _NO
+                desc = op.desc
+                if k == K_LIT:
+                    s = op.text
+                    if text.startswith(s, pos):
+                        r = (SUCCESS, pos + len(s), None)
+                    elif n - pos < len(s) and s.startswith(text[pos:]):
+                        touched = None
+                        r = (MORE, n, None) if partial else (FAIL, pos, None)
+                    else:
+                        r = (FAIL, pos, None)
+                elif k == K_UNTIL:
+                    r, touched = self._until(op, text, n, pos, rs, partial)
+                    if bad < r[1] and bad >= pos:
+                        r, desc = (FAIL, bad, None), "valid UTF-8"
+                elif k == K_JSON:
+                    st, e, touched, desc = scan_json(op.jkind, text, pos, rs, partial)
+                    if touched is None:
+                        touched = _NO
+                    r = (st, e, None)
+                elif k == K_SPACE:
+                    e = _SPACE_RE.match(text, pos).end()  # type: ignore[union-attr]
+                    if e >= n:
+                        touched = None
+                    r = (SUCCESS, e, None)
+                elif k == K_CHARS:
+                    # An unbounded run resumes where it stopped; a bounded one is re-matched (it is short).
+                    e = op.regex.match(text, pos if rs is None or op.hi != -1 else rs).end()
+                    count = e - pos
+                    if count != op.hi and e >= n:
+                        touched = e
+                        r = ((MORE, n, None) if partial else (FAIL, e, None)) if count < op.lo else (SUCCESS, e, None)
+                    else:
+                        r = (SUCCESS, e, None) if count >= op.lo else (FAIL, e, None)
+                elif k == K_EPS:
+                    r = (SUCCESS, pos, None)
+                elif k == K_END:
+                    if pos >= n:
+                        touched = None
+                        r = (SUCCESS, pos, None)
+                    else:
+                        r = (FAIL, pos, None)
+                elif k == K_ANY:
+                    if pos >= n:
+                        touched = None
+                        r = (MORE, n, None) if partial else (FAIL, pos, None)
+                    elif pos == bad:
+                        r, desc = (FAIL, pos, None), "valid UTF-8"
+                    else:
+                        r = (SUCCESS, pos + 1, None)
+                else:  # K_START
+                    r = (SUCCESS, pos, None) if pos == 0 else (FAIL, pos, None)
+                if touched is not _NO:
+                    if snap is None:
+                        snap = (_CALL, op, pos, touched, None, stack, touches, fpos, fexp)
+                    touches += 1
+                if r[0] == FAIL:
+                    if r[1] > fpos:
+                        fpos, fexp = r[1], frozenset((desc,))
+                    elif r[1] == fpos:
+                        fexp = fexp | {desc}
+                if tracer is not None:
+                    tracer.leaf(op.label, pos, depth, r)
+                rs = None
+                mode = _RET
+                continue
+
+            # ---- deliver result r to the frame on top of the stack ----
+            if stack is None:
+                break
+            if r[0] == MORE and tracer is None:
+                # "Need more input" propagates unchanged to the root: unwind in one tight loop.
+                r = _unwind_more(self, stack, r, text)
+                flat = True
+                break
+            fop, start, cur, i, acc, t0, parent = stack
+            k = fop.kind
+            res: Result | None = None
+            if k == K_SEQ:
+                kids = fop.kids
+                if r is _START:
+                    if kids:
+                        op, pos, mode = kids[0], start, _CALL
+                    else:
+                        res = (SUCCESS, start, None)
+                elif r[0] == SUCCESS:
+                    if acc is None:
+                        acc = r[2]
+                    elif r[2] is not None:
+                        acc = (acc, r[2])
+                    i += 1
+                    if i == len(kids):
+                        res = (SUCCESS, r[1], acc)
+                    else:
+                        stack = (fop, start, r[1], i, acc, t0, parent)
+                        op, pos, mode = kids[i], r[1], _CALL
+                elif r[0] == FAIL:
+                    res = r
+                else:
+                    res = (MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
+            elif k == K_CHOICE:
+                if r is _START or r[0] == FAIL:
+                    if r is not _START:
+                        i += 1
+                    if i < len(fop.kids):
+                        if r is not _START:
+                            stack = (fop, start, start, i, None, t0, parent)
+                        op, pos, mode = fop.kids[i], start, _CALL
+                    else:
+                        res = r if r is not _START else (FAIL, start, None)
+                else:
+                    res = r
+            elif k == K_REP:
+                stop = False
+                if r is _START:
+                    count = 0
+                elif r[0] == SUCCESS:
+                    if r[2] is not None:
+                        acc = r[2] if acc is None else (acc, r[2])
+                    if r[1] == cur:
+                        # An empty match: repeating it changes nothing, so it satisfies the minimum.
+                        count, stop = max(i + 1, fop.lo), True
+                    else:
+                        cur, count = r[1], i + 1
+                elif r[0] == FAIL:
+                    count, stop = i, True
+                else:
+                    count = i
+                    res = (MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
+                if res is None:
+                    if not stop and count != fop.hi:
+                        if cur < n or count < fop.lo:
+                            stack = (fop, start, cur, count, acc, t0, parent)
+                            op, pos, mode = fop.kids[0], cur, _CALL
+                        else:
+                            # At the end with the minimum met: stop without trying (more text may come).
+                            if snap is None:
+                                snap = (_RET, None, 0, None, r, stack, touches, fpos, fexp)
+                            touches += 1
+                            stop = True
+                    else:
+                        stop = True
+                    if stop:
+                        res = (SUCCESS, cur, acc) if count >= fop.lo else (FAIL, r[1], None)
+            elif r is _START:
+                op, pos, mode = fop.kids[0], start, _CALL
+            elif k in (K_TAG, K_RULE):
+                if r[0] == FAIL:
+                    res = r
+                else:
+                    node = AstNode(fop.tag, fop.name, start, r[1], r[0] == MORE, flatten(r[2]), text)
+                    res = (r[0], r[1], node)
+            elif k == K_ATOMIC:
+                res = (MORE, r[1], None) if r[0] == MORE else r
+            elif k == K_PEEK:
+                res = (r[0], start, None) if r[0] != FAIL else r
+            else:  # K_NEGATE
+                if r[0] == SUCCESS:
+                    res = (FAIL, start, None)
+                    if start > fpos:
+                        fpos, fexp = start, frozenset((fop.desc,))
+                    elif start == fpos:
+                        fexp = fexp | {fop.desc}
+                elif r[0] == FAIL:
+                    res = (SUCCESS, start, None)
+                else:
+                    res = (MORE, start, None)
+            if res is not None:
+                if res[0] != MORE:
+                    key = start * nops + fop.idx
+                    if t0 == touches:
+                        memo[key] = res
+                    else:
+                        volatile[key] = res
+                if tracer is not None:
+                    depth -= 1
+                    tracer.ret(fop.label, start, depth, res)
+                stack = parent
+                r = res
+                mode = _RET
+        self.snapshot = snap
+        if not flat:  # _unwind_more returns the nodes already flattened
+            r = (r[0], r[1], _flatten_cached(self.flat_cache, r[2]))
+        out = (r, fpos, fexp)
+        if snap is None:
+            self.final = out
+        return out
+
+    @staticmethod
+    def _until(op: Any, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple[Result, Any]:
+        delims = op.delims
+        if not delims:  # rest()
+            return ((MORE, n, None) if partial else (SUCCESS, n, None)), None
+        scan = pos if rs is None else rs
+        if op.finder is None:
+            j = text.find(delims[0], scan)
+        else:
+            m = op.finder.search(text, scan)
+            j = -1 if m is None else m.start()
+        if j >= 0:
+            return (SUCCESS, j, None), _NO
+        # No complete delimiter. Starts after `safe` might still become one when text is appended.
+        safe = max(pos, n - op.maxlen + 1)
+        held = n
+        m2 = op.first.search(text, safe)
+        while m2 is not None:
+            tail = text[m2.start() :]
+            if any(d.startswith(tail) for d in delims):
+                held = m2.start()
+                break
+            m2 = op.first.search(text, m2.start() + 1)
+        if partial:
+            return (MORE, held, None), safe
+        if op.strict:
+            return (FAIL, n, None), safe
+        return (SUCCESS, n, None), safe
+
+
+_NODE, _DROP, _LOOK = range(3)
+Plan = tuple[tuple[tuple[int, Any, int, tuple[AstNode, ...]], ...], tuple[AstNode, ...]]
+
+
+def _flatten_cached(cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], rope: Rope) -> tuple[AstNode, ...]:
+    """``flatten`` for the accumulators of repetitions and sequences, which grow by one pair per item:
+    ``(older, new)`` reuses the cached flattening of ``older``, so a feed after thousands of items copies a
+    tuple (C speed) instead of walking the rope."""
+    if type(rope) is not tuple:
+        return flatten(rope)
+    hit = cache.get(id(rope))
+    if hit is not None and hit[0] is rope:
+        return hit[1]
+    older = cache.get(id(rope[0]))
+    flat = older[1] + flatten(rope[1]) if older is not None and older[0] is rope[0] else flatten(rope)
+    if len(cache) > 256:
+        cache.clear()
+    cache[id(rope)] = (rope, flat)
+    return flat
+
+
+def _more_plan(stack: Any, cache: dict[int, tuple[Rope, tuple[AstNode, ...]]]) -> Plan:
+    """How "need more input" unwinds through ``stack``: the node-making steps (innermost first), each with
+    the completed nodes that precede the inner one, and the completed top-level nodes. Cost O(stack)."""
+    steps: list[tuple[int, Any, int, tuple[AstNode, ...]]] = []
+    pending: tuple[AstNode, ...] = ()  # completed nodes (in order) between the last step and the current frame
+    while stack is not None:
+        fop, start, _cur, _i, acc, _t0, stack = stack
+        k = fop.kind
+        if k in (K_SEQ, K_REP):
+            if acc is not None:
+                pending = _flatten_cached(cache, acc) + pending
+        elif k in (K_TAG, K_RULE):
+            steps.append((_NODE, fop, start, pending))
+            pending = ()
+        elif k == K_ATOMIC:
+            steps.append((_DROP, fop, start, ()))
+            pending = ()
+        elif k in (K_PEEK, K_NEGATE):
+            steps.append((_LOOK, fop, start, ()))
+            pending = ()
+    return tuple(steps), pending
+
+
+def _unwind_more(machine: Machine, stack: Any, r: Result, text: str) -> tuple[int, int, tuple[AstNode, ...]]:
+    """The root result (nodes flattened) when ``r`` (NEED_MORE_INPUT) is delivered to ``stack``: what the
+    general loop would compute, without its dispatch. The plan is cached per stack, so consecutive feeds
+    inside one scanning leaf cost O(number of tags and rules on the live path)."""
+    if machine.plan_stack is stack:
+        steps, top = machine.plan
+    else:
+        steps, top = machine.plan = _more_plan(stack, machine.flat_cache)
+        machine.plan_stack = stack
+    end = r[1]
+    inner: tuple[AstNode, ...] = _flatten_cached(machine.flat_cache, r[2])
+    for kind, fop, start, prefix in steps:
+        if kind == _NODE:
+            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, text),)
+        elif kind == _DROP:
+            inner = ()
+        else:
+            end, inner = start, ()
+    return (MORE, end, top + inner if top else inner)

@@ -1,0 +1,128 @@
+"""Parse results and the AST: nodes exist only for :func:`peg.tag` and :func:`peg.rule` matches."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+
+from gbnf_backend.errors import ParseError
+
+__all__ = ["AstNode", "ParseResult", "Status"]
+
+
+class Status(enum.Enum):
+    """How a parse ended."""
+
+    SUCCESS = "success"
+    FAIL = "fail"
+    NEED_MORE_INPUT = "need_more_input"
+
+
+class AstNode:
+    """A tagged or named region of the input.
+
+    ``tag`` is the tag ('' for rule nodes), ``rule`` the rule name ('' for tag nodes), ``start``/``end`` code
+    point offsets, ``text`` the matched text, ``partial`` whether the match was cut off by the end of a partial
+    input (its text may still grow), ``children`` the nodes inside, in order.
+    """
+
+    __slots__ = ("_source", "children", "end", "partial", "rule", "start", "tag")
+
+    def __init__(
+        self, tag: str, rule: str, start: int, end: int, partial: bool, children: tuple[AstNode, ...], source: str
+    ) -> None:
+        self.tag, self.rule, self.start, self.end = tag, rule, start, end
+        self.partial, self.children, self._source = partial, children, source
+
+    @property
+    def text(self) -> str:
+        """``input[start:end]``; cost O(end - start) (sliced on each access)."""
+        return self._source[self.start : self.end]
+
+    def walk(self) -> Iterator[AstNode]:
+        """This node and all nodes below it, pre-order (iterative: safe on very deep trees)."""
+        todo = [self]
+        while todo:
+            node = todo.pop()
+            yield node
+            todo.extend(reversed(node.children))
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.tag, self.rule, self.start, self.end, self.partial, self.text, self.children)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AstNode) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.tag, self.rule, self.start, self.end, self.partial))
+
+    def __repr__(self) -> str:
+        kind = f"tag={self.tag!r}" if self.tag else f"rule={self.rule!r}"
+        partial = ", partial" if self.partial else ""
+        kids = f", {len(self.children)} children" if self.children else ""
+        return f"AstNode({kind}, {self.start}:{self.end}, {self.text[:40]!r}{partial}{kids})"
+
+    def dump(self, indent: int = 0) -> str:
+        """An indented multi-line picture of this subtree (for debugging)."""
+        lines = []
+        stack: list[tuple[AstNode, int]] = [(self, indent)]
+        while stack:
+            node, depth = stack.pop()
+            label = f"tag {node.tag}" if node.tag else f"rule {node.rule}"
+            partial = " (partial)" if node.partial else ""
+            lines.append(f"{'  ' * depth}{label} [{node.start}:{node.end}]{partial} {node.text[:60]!r}")
+            stack.extend((c, depth + 1) for c in reversed(node.children))
+        return "\n".join(lines)
+
+
+class ParseResult:
+    """The outcome of a parse.
+
+    ``status``; ``end`` (where the match stopped; on failure the furthest offset reached); ``nodes`` the
+    top-level AST nodes; ``error`` a :class:`~gbnf_backend.errors.ParseError` (furthest position, expected set,
+    caret snippet) when the status is FAIL, else ``None``.
+    """
+
+    __slots__ = ("end", "error", "nodes", "status")
+
+    def __init__(self, status: Status, end: int, nodes: tuple[AstNode, ...], error: ParseError | None) -> None:
+        self.status, self.end, self.nodes, self.error = status, end, nodes, error
+
+    @property
+    def success(self) -> bool:
+        return self.status is Status.SUCCESS
+
+    @property
+    def failed(self) -> bool:
+        return self.status is Status.FAIL
+
+    def walk(self) -> Iterator[AstNode]:
+        """Every node, pre-order, top-level nodes in order."""
+        for node in self.nodes:
+            yield from node.walk()
+
+    def find(self, tag: str) -> list[AstNode]:
+        """All nodes with this tag, pre-order."""
+        return [n for n in self.walk() if n.tag == tag]
+
+    def find_rule(self, rule: str) -> list[AstNode]:
+        """All nodes of this rule, pre-order."""
+        return [n for n in self.walk() if n.rule == rule]
+
+    def tag_texts(self) -> dict[str, str]:
+        """For each tag, the concatenated text of its nodes in pre-order (handy for tests and simple mappers)."""
+        out: dict[str, str] = {}
+        for n in self.walk():
+            if n.tag:
+                out[n.tag] = out.get(n.tag, "") + n.text
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParseResult):
+            return NotImplemented
+        return (self.status, self.end, self.nodes) == (other.status, other.end, other.nodes)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ParseResult({self.status.name}, end={self.end}, {len(self.nodes)} nodes)"

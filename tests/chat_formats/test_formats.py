@@ -1,0 +1,191 @@
+"""Per-format behaviour on our own samples, and the options every format honours."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from chat_formats import (
+    ChatMessage,
+    OptionError,
+    ToolsError,
+    UnknownFormatError,
+    available_formats,
+    get_format,
+)
+from tests.chat_formats.samples import SAMPLES, TOOLS, Case
+
+CASES = [(fmt, case) for fmt, cases in SAMPLES.items() for case in cases]
+
+
+def _summary(message: ChatMessage, case: Case) -> tuple[Any, ...]:
+    calls = []
+    for call, want in zip(message.tool_calls, case.calls, strict=False):
+        got: tuple[Any, ...] = (call.function.name, json.loads(call.function.arguments))
+        calls.append(got + ((call.id,) if len(want) > 2 else ()))
+    return message.content, message.reasoning_content, calls, len(message.tool_calls)
+
+
+@pytest.mark.parametrize(("fmt", "case"), CASES, ids=lambda x: x if isinstance(x, str) else x.output[:30])
+def test_own_samples(fmt: str, case: Case) -> None:
+    message = get_format(fmt, tools=TOOLS, **case.options).parse(case.output)
+    assert _summary(message, case) == (case.content, case.reasoning, case.calls, len(case.calls))
+    assert message.warnings == []
+
+
+def test_available_formats_and_aliases() -> None:
+    names = available_formats()
+    assert names == sorted(names)
+    assert {
+        "hermes",
+        "qwen3",
+        "qwen3-coder",
+        "deepseek-r1",
+        "mistral-nemo",
+        "ministral-3",
+        "gpt-oss",
+        "kimi-k2",
+    } <= set(names)
+    assert get_format("qwen2.5").name == "hermes"
+    with pytest.raises(UnknownFormatError) as info:
+        get_format("no-such-format")
+    assert isinstance(info.value, ValueError) and "hermes" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "tools",
+    [[{"type": "function"}], [{"type": "code_interpreter"}], ["x"], [TOOLS[0], TOOLS[0]]],
+)
+def test_malformed_tools_are_typed_errors(tools: list[Any]) -> None:
+    with pytest.raises(ToolsError):
+        get_format("hermes", tools=tools)
+
+
+def test_bad_options_are_typed_errors() -> None:
+    with pytest.raises(OptionError):
+        get_format("hermes", tools=TOOLS, tool_choice="nope")
+    with pytest.raises(OptionError):
+        get_format("hermes", tools=TOOLS, reasoning_format="deepseek")
+    with pytest.raises(OptionError):
+        get_format("hermes", tool_choice="required")
+
+
+def _xml(name: str, **args: str) -> str:
+    params = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in args.items())
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+PING = '<tool_call>{"name": "ping", "arguments": {}}</tool_call>'
+
+
+def test_xml_values_are_typed_by_schema_and_keep_their_whitespace() -> None:
+    fmt = get_format("qwen3-coder", tools=TOOLS)
+    out = _xml("add", a=" 7 ", b="1e3")
+    assert json.loads(fmt.parse(out).tool_calls[0].function.arguments) == {"a": 7, "b": 1000.0}
+    text = "  two leading spaces\n\nand a blank line  "
+    out = _xml("write_file", path="x", content=text)
+    assert json.loads(fmt.parse(out).tool_calls[0].function.arguments)["content"] == text
+
+
+def test_xml_value_that_is_not_json_for_its_schema_is_kept_as_string_with_warning() -> None:
+    fmt = get_format("qwen3-coder", tools=TOOLS)
+    out = _xml("add", a="five", b="2")
+    message = fmt.parse(out)
+    assert json.loads(message.tool_calls[0].function.arguments) == {"a": "five", "b": 2}
+    assert any("not JSON" in w for w in message.warnings)
+
+
+def test_generated_ids_are_stable_per_format_instance_and_differ_between_instances() -> None:
+    out = PING + PING
+    fmt = get_format("hermes", tools=TOOLS)
+    first, second = fmt.parse(out), fmt.parse(out)
+    assert [c.id for c in first.tool_calls] == [c.id for c in second.tool_calls]
+    assert len({c.id for c in first.tool_calls}) == 2
+    assert first.tool_calls[0].id != get_format("hermes", tools=TOOLS).parse(out).tool_calls[0].id
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out"),
+    [
+        ("hermes", 'Hi <tool_call>{"name": "delete_everything", "arguments": {}}</tool_call>'),
+        ("qwen3-coder", "<tool_call>\n<function=rm>\n</function>\n</tool_call>"),
+        ("gpt-oss", "<|channel|>commentary to=functions.rm<|message|>{}"),
+        ("kimi-k2", "<|tool_call_begin|>functions.rm:0<|tool_call_argument_begin|>{}<|tool_call_end|>"),
+        ("ministral-3", "[TOOL_CALLS]rm[ARGS]{}"),
+    ],
+)
+def test_unknown_tool_is_reported_not_invented(fmt: str, out: str) -> None:
+    message = get_format(fmt, tools=TOOLS).parse(out)
+    assert message.tool_calls == []
+    assert (message.content is not None and "rm" in message.content) or "delete_everything" in (message.content or "")
+    assert any("does not fit" in w for w in message.warnings)
+
+
+def test_unparsed_text_is_returned_as_content_never_lost() -> None:
+    fmt = get_format("hermes", tools=TOOLS)
+    out = 'A<tool_call>{"name": "ping", "arguments": {}}</tool_call> trailing words'
+    message = fmt.parse(out)
+    assert [c.function.name for c in message.tool_calls] == ["ping"]
+    assert message.content == "A trailing words"
+    assert message.warnings
+
+
+def test_truncated_call_keeps_its_partial_arguments_and_warns() -> None:
+    fmt = get_format("hermes", tools=TOOLS)
+    message = fmt.parse('<tool_call>{"name": "get_weather", "arguments": {"city": "Par')
+    assert message.tool_calls[0].function.arguments == '{"city": "Par'
+    assert any("incomplete" in w for w in message.warnings)
+
+
+def test_partial_parse_holds_back_a_marker_prefix() -> None:
+    fmt = get_format("hermes", tools=TOOLS)
+    assert fmt.parse("Hello <tool_c", partial=True).content == "Hello "
+    assert fmt.parse("Hello <tool_c").content == "Hello <tool_c"
+
+
+def test_prefix_tool_name_is_never_reported_early() -> None:
+    fmt = get_format("kimi-k2", tools=TOOLS)
+    out = '<|tool_call_begin|>functions.ping_all:0<|tool_call_argument_begin|>{"n": 1}'
+    for cut in range(len(out) + 1):
+        names = [c.function.name for c in fmt.parse(out[:cut], partial=True).tool_calls]
+        assert names in ([], ["ping_all"]), out[:cut]
+
+
+def test_reasoning_format_none_keeps_reasoning_in_content() -> None:
+    fmt = get_format("qwen3", reasoning_format="none")
+    assert fmt.parse("<think>x</think>y").content == "<think>x</think>y"
+    forced = get_format("qwen3-coder", reasoning_format="none", thinking_forced_open=True)
+    assert forced.parse("x\n</think>\n\ny").content == "<think>\nx\n</think>\n\ny"
+    harmony = get_format("gpt-oss", reasoning_format="none")
+    out = "<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>final<|message|>a"
+    assert harmony.parse(out).model_dump(include={"content", "reasoning_content"}) == {
+        "content": "<|channel|>analysis<|message|>r<|end|>a",
+        "reasoning_content": None,
+    }
+
+
+def test_thinking_forced_open() -> None:
+    fmt = get_format("deepseek-r1", thinking_forced_open=True)
+    assert fmt.parse("still thinking").reasoning_content == "still thinking"
+    assert get_format("deepseek-r1").parse("not thinking").content == "not thinking"
+
+
+def test_tool_choice_none_parses_no_calls() -> None:
+    out = '<tool_call>{"name": "ping", "arguments": {}}</tool_call>'
+    message = get_format("hermes", tools=TOOLS, tool_choice="none").parse(out)
+    assert message.tool_calls == [] and message.content == out
+
+
+def test_no_parallel_calls_reads_one_call() -> None:
+    out = PING + PING
+    message = get_format("hermes", tools=TOOLS, parallel_tool_calls=False).parse(out)
+    assert len(message.tool_calls) == 1 and message.warnings
+
+
+def test_openai_shape() -> None:
+    message = get_format("hermes", tools=TOOLS).parse('<tool_call>{"name": "ping", "arguments": {}}</tool_call>')
+    data = message.to_openai()
+    assert data["content"] is None and "warnings" not in data
+    assert data["tool_calls"][0]["type"] == "function" and data["tool_calls"][0]["function"]["name"] == "ping"

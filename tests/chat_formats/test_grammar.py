@@ -1,0 +1,157 @@
+"""Grammars: emitted from the same definition as the parser, loadable, lazy only for tools with "auto", and
+accepting the outputs the parser reads as calls (from the trigger on) while refusing off-format ones."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from chat_formats import LazyGrammar, available_formats, get_format
+from gbnf_backend import Grammar
+from tests.chat_formats.samples import SAMPLES, TOOLS
+
+CALL_CASES = [(fmt, c) for fmt, cases in SAMPLES.items() for c in cases if c.calls]
+
+
+def trigger_start(grammar: LazyGrammar, text: str) -> int:
+    """Where a sampler's trigger would start the grammar in ``text`` (-1: never)."""
+    starts = []
+    for t in grammar.triggers:
+        value = str(t.value)
+        if t.type == "word":
+            starts.append(text.find(value))
+        elif t.type == "pattern":
+            m = re.search(value, text)
+            starts.append((m.start(1) if m.groups() else m.start()) if m else -1)
+        elif t.type == "pattern_full":
+            m = re.fullmatch(value, text)
+            starts.append((m.start(1) if m.groups() else 0) if m else -1)
+    found = [s for s in starts if s >= 0]
+    return min(found) if found else -1
+
+
+@pytest.mark.parametrize("name", sorted(available_formats()))
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"tool_choice": "required"},
+        {"tool_choice": "none"},
+        {"tool_choice": "add", "parallel_tool_calls": False},
+        {"thinking_forced_open": True, "reasoning_format": "none"},
+        {"thinking_forced_open": True, "tool_choice": "required"},
+    ],
+)
+def test_grammar_loads_and_is_lazy_only_for_auto(name: str, options: dict[str, Any]) -> None:
+    g = get_format(name, tools=TOOLS, **options).grammar()
+    Grammar.from_gbnf(g.gbnf)
+    auto = options.get("tool_choice", "auto") == "auto"
+    assert g.lazy is auto
+    assert bool(g.triggers) is auto
+    assert g.gbnf.startswith("root ::= ")
+    assert g.preserved_tokens
+
+
+@pytest.mark.parametrize(("fmt", "case"), CALL_CASES, ids=lambda x: x if isinstance(x, str) else "")
+def test_lazy_grammar_accepts_the_calls_from_the_trigger_on(fmt: str, case: Any) -> None:
+    g = get_format(fmt, tools=TOOLS, **case.options).grammar()
+    start = trigger_start(g, case.output)
+    assert start >= 0, "no trigger fires on an output with tool calls"
+    assert Grammar.from_gbnf(g.gbnf).matches(case.output[start:])
+
+
+@pytest.mark.parametrize(("fmt", "case"), CALL_CASES, ids=lambda x: x if isinstance(x, str) else "")
+def test_required_grammar_accepts_the_whole_output(fmt: str, case: Any) -> None:
+    g = get_format(fmt, tools=TOOLS, tool_choice="required", **case.options).grammar()
+    assert Grammar.from_gbnf(g.gbnf).matches(case.output)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "bad"),
+    [
+        ("hermes", '<tool_call>{"name": "rm", "arguments": {}}</tool_call>'),
+        ("hermes", '<tool_call>{"name": "add", "arguments": {"a": 1}}</tool_call>'),  # b is required
+        ("hermes", '<tool_call>{"name": "add", "arguments": {"a": "1", "b": 2}}</tool_call>'),
+        ("qwen3-coder", "<tool_call>\n<function=add>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"),
+        (
+            "qwen3-coder",
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nA\n</parameter>\n<parameter=city>\nB\n"
+            "</parameter>\n</function>\n</tool_call>",
+        ),
+        (
+            "qwen3-coder",
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nA</parameter>B\n</parameter>\n</function>\n</tool_call>",
+        ),
+        ("mistral-nemo", '[TOOL_CALLS][{"name": "ping", "arguments": {}, "id": "short"}]'),
+        ("kimi-k2", "<|tool_call_begin|>functions.ping:x<|tool_call_argument_begin|>{}"),
+        ("gpt-oss", '<|channel|>commentary to=functions.add<|message|>{"a": 1.5, "b": 1}'),
+    ],
+)
+def test_grammar_refuses_off_format_calls(fmt: str, bad: str) -> None:
+    g = get_format(fmt, tools=TOOLS).grammar()
+    start = max(trigger_start(g, bad), 0)
+    assert not Grammar.from_gbnf(g.gbnf).matches(bad[start:])
+
+
+def test_named_tool_choice_allows_only_that_tool() -> None:
+    g = Grammar.from_gbnf(get_format("hermes", tools=TOOLS, tool_choice="ping").grammar().gbnf)
+    assert g.matches('<tool_call>{"name": "ping", "arguments": {}}</tool_call>')
+    assert g.matches('Some text first.<tool_call>{"name": "ping", "arguments": {}}</tool_call>')
+    assert not g.matches('<tool_call>{"name": "ping_all", "arguments": {"n": 1}}</tool_call>')
+    assert not g.matches("No call at all.")
+
+
+def test_reasoning_is_allowed_before_a_forced_call() -> None:
+    fmt = get_format("qwen3-coder", tools=TOOLS, tool_choice="required")
+    g = Grammar.from_gbnf(fmt.grammar().gbnf)
+    call = "<tool_call>\n<function=ping>\n</function>\n</tool_call>"
+    assert g.matches("<think>\nfirst, think\n</think>\n\n" + call)
+    assert fmt.parse("<think>\nfirst, think\n</think>\n\n" + call).reasoning_content == "\nfirst, think\n"
+    # An unclosed block cannot hold the call: the grammar reads it as content before the call, as the parser does.
+    unclosed = "<think>\nunclosed " + call
+    assert g.matches(unclosed)
+    message = fmt.parse(unclosed)
+    assert (message.content, [c.function.name for c in message.tool_calls]) == ("<think>\nunclosed ", ["ping"])
+
+
+def test_triggers_do_not_fire_inside_reasoning() -> None:
+    g = get_format("qwen3-coder", tools=TOOLS).grammar()
+    assert trigger_start(g, "<think>maybe <tool_call> later") == -1
+    text = "<think>maybe <tool_call> later</think>\n<tool_call>"
+    assert trigger_start(g, text) == text.rindex("<tool_call>")
+    forced = get_format("deepseek-r1", tools=TOOLS, thinking_forced_open=True).grammar()
+    assert trigger_start(forced, "thinking about <｜tool▁calls▁begin｜>") == -1
+
+
+@pytest.mark.parametrize("name", sorted(available_formats()))
+def test_grammars_load_in_llguidance(name: str) -> None:
+    llguidance = pytest.importorskip("llguidance")
+    for choice in ("auto", "required"):
+        gbnf = get_format(name, tools=TOOLS, tool_choice=choice).grammar().gbnf
+        grammar = llguidance.grammar_from("gbnf", gbnf)
+        assert llguidance.LLMatcher.validate_grammar(grammar) == ""
+
+
+@pytest.mark.parametrize("name", sorted(available_formats()))
+def test_grammars_load_in_xgrammar(name: str) -> None:
+    xgrammar = pytest.importorskip("xgrammar")
+    gbnf = get_format(name, tools=TOOLS, tool_choice="required").grammar().gbnf
+    assert xgrammar.Grammar.from_ebnf(gbnf) is not None
+
+
+@pytest.mark.parametrize("name", sorted(available_formats()))
+def test_grammars_load_in_llama_cpp(name: str) -> None:
+    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    gbnf = get_format(name, tools=TOOLS, tool_choice="required").grammar().gbnf
+    assert llama_grammar.LlamaGrammar.from_string(gbnf, verbose=False) is not None
+
+
+def test_portable_gbnf_writes_astral_escapes_as_characters_only() -> None:
+    from chat_formats.grammar import portable_gbnf
+
+    text = 'root ::= [\\U0001F600-\\U0010FFFF] "\\\\U0001F600" "\\U0000000A"'
+    out = portable_gbnf(text)
+    assert out == 'root ::= [\U0001f600-\U0010ffff] "\\\\U0001F600" "\\U0000000A"'
+    assert Grammar.from_gbnf(out).matches("\U0001f642\\U0001F600\n")

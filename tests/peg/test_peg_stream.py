@@ -1,0 +1,115 @@
+"""Streaming: every feed equals a partial parse of the text so far, and a feed costs what is new."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+import peg
+from peg import Status, chars, end, json, literal, optional, tag, until, zero_or_more
+
+from .peg_support import json_call_format, xml_call_format
+
+S, F, M = Status.SUCCESS, Status.FAIL, Status.NEED_MORE_INPUT
+
+CASES = [
+    (
+        json_call_format(["get_weather", "get"]),
+        '<think>Let me <b>check</b></think>Sure. <tool_call>\n{"name": "get_weather", "arguments": '
+        '{"city": "Par\\u00eds \\"FR\\"", "days": [1, 2.5e1, -3], "ok": true}}\n</tool_call>',
+    ),
+    (
+        xml_call_format(["search", "read"], ["query", "path"]),
+        "Looking.<tool_call>\n<function=search>\n<parameter=query>\ncats\n</parameter> x\n</parameter>\n"
+        "<parameter=path>\n/tmp\n</parameter>\n</function>\n</tool_call>\n",
+    ),
+    (tag("n", json()) + end(), "[1, 22, 333, {\"k\": \"\\n\"}, 4.5]"),
+    (zero_or_more(tag("w", chars("[a-z]")) + optional(" ")) + end(), "alpha beta gamma"),
+]
+
+
+@pytest.mark.parametrize(("parser", "text"), CASES)
+@pytest.mark.parametrize("step", [1, 2, 3, 7])
+def test_every_feed_equals_a_partial_parse_and_finish_equals_a_full_parse(
+    parser: peg.Parser, text: str, step: int
+) -> None:
+    s = parser.stream()
+    for i in range(0, len(text), step):
+        assert s.feed(text[i : i + step]) == parser.parse(text[: i + step], partial=True), i
+    final = s.finish()
+    assert final == parser.parse(text)
+    assert final.status is S
+
+
+class _LineCounter(io.StringIO):
+    lines = 0
+
+    def write(self, text: str) -> int:
+        self.lines += text.count("\n")
+        return len(text)
+
+
+def _trace_lines_per_feed(parser: peg.Parser, text: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    out = _LineCounter()
+    monkeypatch.setattr(sys, "stderr", out)
+    s = parser.stream(trace=True)
+    counts = []
+    for ch in text:
+        before = out.lines
+        s.feed(ch)
+        counts.append(out.lines - before)
+    return counts
+
+
+def test_a_feed_inside_long_content_does_constant_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = json_call_format(["f"])
+    text = "<think>" + "reasoning " * 300 + "</think>" + "content " * 300
+    counts = _trace_lines_per_feed(parser, text, monkeypatch)
+    # The trace shows every combinator entered: late feeds do no more than early ones (no re-walk).
+    assert max(counts[-1000:]) <= max(counts[20:200])
+    assert max(counts[20:]) <= 12
+
+
+def test_a_feed_after_thousands_of_repetitions_does_not_rewalk_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = "[" + zero_or_more(tag("item", chars("[0-9]")) + ",") + "]" + end()
+    text = "[" + "12," * 1000
+    counts = _trace_lines_per_feed(parser, text, monkeypatch)
+    assert max(counts[-300:]) <= max(counts[5:100]) <= 12
+
+
+def test_a_feed_inside_a_long_json_string_does_constant_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = json_call_format(["write"])
+    text = '<tool_call>{"name": "write", "arguments": {"code": "' + "x = 1\\n" * 500
+    counts = _trace_lines_per_feed(parser, text, monkeypatch)
+    assert max(counts[-500:]) <= max(counts[60:200])
+
+
+def test_a_result_that_never_looked_at_the_end_is_final() -> None:
+    s = (literal("a") + until("z")).stream()
+    assert s.feed("b").status is F
+    assert s.feed("more text").status is F
+    assert s.finish().status is F
+    s = literal("ab").stream()
+    assert s.feed("ab").status is S
+    assert s.feed("cd").end == 2
+    with pytest.raises(RuntimeError):
+        (s.finish(), s.feed("x"))
+
+
+def test_stream_exposes_text_and_last_result() -> None:
+    s = tag("t", until("!")).stream()
+    assert s.result is None
+    s.feed("ab")
+    last = s.feed("c")
+    assert s.result is last
+    assert (s.text, last.nodes[0].text) == ("abc", "abc")
+
+
+def test_empty_feeds_are_harmless() -> None:
+    parser = json_call_format(["f"])
+    s = parser.stream()
+    for piece in ["", "<think>", "", "x", "", "</think>", ""]:
+        s.feed(piece)
+    assert s.finish() == parser.parse("<think>x</think>")

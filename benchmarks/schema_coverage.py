@@ -19,14 +19,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gbnf_backend._schema_order import order_like_schema  # noqa: E402
-from gbnf_backend.errors import GrammarError, SchemaError  # noqa: E402
-from gbnf_backend.grammar import Grammar  # noqa: E402
-from gbnf_backend.json_schema import convert_json_schema  # noqa: E402
+from gbnf_backend._schema_order import order_like_schema
+from gbnf_backend.errors import GrammarError, SchemaError
+from gbnf_backend.grammar import Grammar
+from gbnf_backend.json_schema import convert_json_schema
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "jsonschemabench"
 Matcher = Callable[[str], bool]
@@ -49,8 +49,8 @@ class _ByteTokens:
 
     eos_token_id = 256
     bos_token_id = None
-    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-    special_token_ids = [256]
+    tokens: ClassVar[list[bytes]] = [bytes([i]) for i in range(256)] + [b"<eos>"]
+    special_token_ids: ClassVar[list[int]] = [256]
 
     def __call__(self, text: bytes) -> list[int]:
         return list(text)

@@ -120,31 +120,60 @@ class MaskEngine:
         self._state_masks: dict[tuple[int, Partial], Words] = {}
         self._canonical = self._chain_canonicalisation()
         self._representative = self._position_classes()
+        # Representative position of a short link -> (repetitions left, representative of its relaxed twin).
+        self._short_positions: dict[int, tuple[int, int]] = {}
+        npda = self.npda
+        for rule, (left, relaxed) in self._short_links.items():
+            base, twin = npda.rule_start[rule], npda.rule_start[relaxed]
+            for offset in range(npda.rule_start[rule + 1] - base if rule + 1 < len(npda.rule_start) else 0):
+                self._short_positions[self._representative[base + offset]] = (
+                    left,
+                    self._representative[twin + offset],
+                )
         self._canonical_nodes: dict[int, int] = {EMPTY: EMPTY, SENTINEL: SENTINEL}
         self._canonical_states: dict[int, int] = {}
         #: Per trigger tuple: (awaiting masks by scanner state, firing tokens by scanner state); see matcher.py.
         self.trigger_caches: dict[tuple[Any, ...], tuple[dict[int, Words], dict[int, list[int]]]] = {}
-        self.stats = {"key_classifications": 0, "state_masks": 0, "state_mask_hits": 0, "unknown_checked": 0}
+        self.stats = {"key_classifications": 0, "key_refinements": 0, "state_masks": 0, "state_mask_hits": 0, "unknown_checked": 0}
 
     # ---- canonical positions ---------------------------------------------------------------------------------
     def _chain_canonicalisation(self) -> dict[int, int]:
-        """Map rules deep inside long repetition chains to one representative link per repeated unit.
+        """Map every link of every repetition chain to one representative per (repeated unit, repetitions left).
 
-        A link with more repetitions left than any token has bytes behaves, for one token, like every other such
-        link of any chain that repeats the same elements.
+        Links of chains that repeat the same elements and have the same number of repetitions left are
+        structurally identical; and a link with more repetitions left than any token has bytes behaves, for one
+        token, like every other such link. So link k of a chain of n links maps to the link of the longest chain
+        of that unit with ``min(n - k, threshold)`` repetitions left.
         """
         grammar = self.grammar
         threshold = self.vocab.max_len + 2
-        representative: dict[tuple[tuple[int, int], ...], int] = {}
+        longest: dict[tuple[tuple[int, int], ...], tuple[int, ...]] = {}
+        for chain in grammar.chains:
+            if all(k == ElementType.RULE_REF and grammar.nullable[v] for k, v in chain.unit):
+                continue  # an empty-able unit lets links be skipped freely: not interchangeable counters
+            unit = tuple(chain.unit)
+            if len(chain.rule_ids) > len(longest.get(unit, ())):
+                longest[unit] = chain.rule_ids
         mapping: dict[int, int] = {}
         for chain in grammar.chains:
-            unit_nullable = all(k == ElementType.RULE_REF and grammar.nullable[v] for k, v in chain.unit)
-            n = len(chain.rule_ids)
-            if unit_nullable or n <= threshold:
+            links = longest.get(tuple(chain.unit))
+            if links is None:
                 continue
-            target = representative.setdefault(tuple(chain.unit), chain.rule_ids[n - threshold])
-            for k in range(n - threshold + 1):
-                mapping[chain.rule_ids[k]] = target
+            n, m = len(chain.rule_ids), len(links)
+            for k, rule in enumerate(chain.rule_ids):
+                left = min(n - k, threshold, m)
+                target = links[m - left]
+                if target != rule:
+                    mapping[rule] = target
+        # Canonical links with fewer repetitions left than the threshold, and their fully relaxed twin.
+        self._short_links: dict[int, tuple[int, int]] = {}
+        for links in longest.values():
+            m = len(links)
+            if m < threshold:
+                continue
+            relaxed = links[m - threshold]
+            for left in range(1, threshold):
+                self._short_links[links[m - left]] = (left, relaxed)
         return mapping
 
     def _position_classes(self) -> list[int]:
@@ -236,20 +265,79 @@ class MaskEngine:
         return tuple(out)
 
     def _key_result(self, key: tuple[int, ...]) -> _KeyResult:
+        """Return the classification of every token under context ``key`` (cached).
+
+        Layered: a key deeper than two entries starts from the result of its two-entry prefix (the prefix is a
+        shallower context, so its accepted tokens stay accepted and its rejected ones stay rejected) and only
+        re-walks the prefix's unknown tokens. The whole vocabulary is walked once per two-entry key, which many
+        deeper keys share (the contents of every string of a schema, whatever follows the string).
+        """
         found = self._keys.get(key)
         if found is not None:
             return found
+        start = self._key_start(key)
+        relaxed, left = self._relax(key)
+        if relaxed != key:
+            result = self._tighten(self._key_result(relaxed), start, left)
+        elif len(key) <= 2 or key[1] == _BOTTOM:
+            accepted, unknown = self._classify(start)
+            result = _KeyResult(ids_to_words(accepted, self.index.size), unknown)
+            self.stats["key_classifications"] += 1
+        else:
+            prefix = self._key_result(key[:2])
+            if prefix.unknown.size == 0:
+                result = prefix
+            else:
+                states = self.walk_states(start, prefix.unknown)
+                accepted = prefix.unknown[states >= FIRST_LIVE_ID]
+                words = prefix.accepted | ids_to_words(accepted, self.index.size) if accepted.size else prefix.accepted
+                result = _KeyResult(words, prefix.unknown[states == UNKNOWN_ID])
+                self.stats["key_refinements"] += 1
+        self._keys[key] = result
+        return result
+
+    def _relax(self, key: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+        """Return ``key`` with short repetition links replaced by their relaxed twin, and the fewest links left.
+
+        With fewer repetitions left a token can only lose paths, and a token of at most ``left`` bytes cannot use
+        up ``left`` repetitions; so the relaxed key decides every token of at most ``left`` bytes.
+        """
+        if not self._short_positions:
+            return key, 0
+        out: list[int] = []
+        fewest = 1 << 30
+        for position in key:
+            short = self._short_positions.get(position)
+            if short is not None:
+                left, position = short
+                fewest = min(fewest, left)
+            out.append(position)
+        return tuple(out), fewest
+
+    def _tighten(self, relaxed: _KeyResult, start: int, left: int) -> _KeyResult:
+        """Derive a short-link key's result from its relaxed twin by re-walking the tokens longer than ``left``."""
+        vocab, index = self.vocab, self.index
+        longer = vocab.order[: int(vocab.n_longer_than[left])] if left < len(vocab.n_longer_than) else vocab.order[:0]
+        long_flags = ids_to_words(longer, index.size)
+        candidates_words = (relaxed.accepted | ids_to_words(relaxed.unknown, index.size)) & long_flags
+        candidates = np.flatnonzero(np.unpackbits(candidates_words.view(np.uint8), bitorder="little")).astype(np.int32)
+        accepted = relaxed.accepted & ~long_flags
+        short_unknown = relaxed.unknown[vocab.lengths[relaxed.unknown] <= left]
+        if candidates.size:
+            states = self.walk_states(start, candidates)
+            accepted = accepted | ids_to_words(candidates[states >= FIRST_LIVE_ID], index.size)
+            short_unknown = np.concatenate([short_unknown, candidates[states == UNKNOWN_ID]])
+        self.stats["key_refinements"] += 1
+        return _KeyResult(accepted, short_unknown.astype(np.int32))
+
+    def _key_start(self, key: tuple[int, ...]) -> int:
+        """Return the byte state of the truncated stack named by ``key``."""
         npda = self.npda
         node = EMPTY if key[-1] == _BOTTOM else SENTINEL
         for position in reversed(key):
             if position != _BOTTOM:
                 node = npda.push(position, node)
-        start = self.bytes.state(npda.intern_state((node,)))
-        accepted, unknown = self._classify(start)
-        result = _KeyResult(ids_to_words(accepted, self.index.size), unknown)
-        self._keys[key] = result
-        self.stats["key_classifications"] += 1
-        return result
+        return self.bytes.state(npda.intern_state((node,)))
 
     def _classify(self, start: int) -> tuple[Ids, Ids]:
         """Walk every token from byte state ``start``; return (accepted ids, unknown ids). Cost ∝ live trie nodes."""
@@ -295,6 +383,10 @@ class MaskEngine:
 
     def walk_tokens(self, start: int, token_ids: Ids) -> npt.NDArray[np.bool_]:
         """Return, per token, whether it keeps byte state ``start`` alive (vectorised over the subset)."""
+        return self.walk_states(start, token_ids) >= FIRST_LIVE_ID
+
+    def walk_states(self, start: int, token_ids: Ids) -> npt.NDArray[np.int32]:
+        """Return, per token, the byte state after walking its bytes from ``start`` (vectorised)."""
         index, automaton = self.index, self.bytes
         rows = index.row_of_token[token_ids]
         lengths = self.vocab.lengths[token_ids]
@@ -307,7 +399,7 @@ class MaskEngine:
             current = states[active]
             automaton.ensure_rows(current)
             states[active] = automaton.table[current, matrix[rows[active], column]]
-        return states >= FIRST_LIVE_ID
+        return states
 
     # ---- masks for real states ---------------------------------------------------------------------------------
     def mask(self, npda_state: int, partial: Partial = None) -> Words:

@@ -50,12 +50,21 @@ def _slug(ptr: str) -> str:
     if "#" in ptr:  # a remote document: keep the pointer part, mark it remote
         ptr = "/remote/" + ptr.split("#", 1)[1].lstrip("/")
     parts = []
-    for seg in ptr.split("/")[1:]:
+    segments = ptr.split("/")[1:]
+    digest = ""
+    if len(segments) > 10:  # deep paths: the tail plus a hash of the whole pointer keeps names short
+        digest = hashlib.sha1(ptr.encode()).hexdigest()[:8]
+        segments = segments[-6:]
+    for seg in segments:
         seg = seg.replace("~1", "/").replace("~0", "~")
         word = _SEGMENT_NAMES.get(seg, seg)
         word = re.sub(r"[^a-zA-Z0-9]+", "-", word).strip("-")
         parts.append(word or "x")
-    return "-".join(parts)
+    slug = "-".join(parts) + (f"-{digest}" if digest else "")
+    if len(slug) > 60:  # deep paths: keep names short (rule names are repeated in every reference)
+        digest = hashlib.sha1(ptr.encode()).hexdigest()[:8]
+        slug = slug[:40].rstrip("-") + "-" + digest
+    return slug
 
 
 class Emitter:
@@ -160,8 +169,7 @@ class Emitter:
         elif what == "char-x":
             # Every spelling of a character that is not printable ASCII (or is '"' or '\\').
             plain = charset([(0x20, 0x7E)])
-            body = json_char_expr(union(complement(plain), charset([(0x22, 0x22), (0x5C, 0x5C)])))
-            body = body or NEVER_CLASS
+            body = json_char_expr(union(complement(plain), charset([(0x22, 0x22), (0x5C, 0x5C)]))) or NEVER_CLASS
         elif what == "string":
             body = f'"\\"" {self.prim("char")}* "\\""'
         elif what == "number":
@@ -303,7 +311,7 @@ class Emitter:
             if r == 0:
                 alts.insert(0, '""')
             self.rules[names[r]] = " | ".join(alts)
-        starts = {}
+        starts: dict[int, list[int]] = {}
         for d in range(1, 10):
             starts.setdefault(d % k, []).append(d)
         first = " | ".join(f"[{''.join(map(str, ds))}] {names[t]}" for t, ds in sorted(starts.items()))
@@ -326,16 +334,18 @@ class Emitter:
             name, rules = format_rules(next(iter(formats)), self.prefix)
             self.rules.update(rules)
             return f'"\\"" {name} "\\""'
+        parsed: RegexNode | None = None
         if patterns:
-            pattern = next(iter(patterns))
             try:
-                node = parse_regex(pattern)
-                node = _fit_lengths(node, lo, hi)
+                parsed = parse_regex(next(iter(patterns)))
             except RegexError as exc:
-                raise SchemaError(f"pattern: {exc}", pointer=ptr) from None
+                self.norm.weaken(ptr, f"pattern: {exc}")  # raises SchemaError in strict mode
+        if parsed is not None:
+            pattern = next(iter(patterns))
+            node = _fit_lengths(parsed, lo, hi)
             if node is None:
                 self.norm.weaken(ptr, "pattern combined with minLength/maxLength")
-                node = parse_regex(pattern)
+                node = parsed
             char = self.prim("char")
             body = translate_regex(
                 pattern, node=node, char_expr=self.charset_rule, any_star=f"{char}*",

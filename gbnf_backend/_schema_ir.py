@@ -20,8 +20,18 @@ from typing import Any
 from ._schema_resolve import Registry, Sub
 from .errors import SchemaError
 
-__all__ = ["Alt", "ArrAlt", "BoolAlt", "Conj", "EnumAlt", "NullAlt", "Normalizer", "NumAlt", "ObjAlt",
-           "StrAlt"]
+__all__ = [
+    "Alt",
+    "ArrAlt",
+    "BoolAlt",
+    "Conj",
+    "EnumAlt",
+    "Normalizer",
+    "NullAlt",
+    "NumAlt",
+    "ObjAlt",
+    "StrAlt",
+]
 
 Conj = tuple[Sub, ...]
 Bound = tuple[Fraction, bool] | None

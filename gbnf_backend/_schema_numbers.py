@@ -105,7 +105,7 @@ def int_range_expr(lo: int | None, hi: int | None) -> str | None:
 def _split(value: Fraction) -> tuple[int, str] | None:
     """Return (integer part, fraction digits without trailing zeros) of a value ≥ 0 with a finite
     decimal expansion, or None if it has none (like 1/3)."""
-    num, den = value.numerator, value.denominator
+    _num, den = value.numerator, value.denominator
     while den % 2 == 0:
         den //= 2
     while den % 5 == 0:

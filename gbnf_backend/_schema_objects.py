@@ -121,10 +121,7 @@ def object_expr(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub) -> str | None
     for key in names:
         conj: Conj = listed.get(key, ())
         matched: Conj = tuple(s for p, c, _ in alt.patterns if _matches(p, key) for s in c)
-        if key in listed:
-            conj = conj + matched
-        else:
-            conj = matched if matched else alt.additional
+        conj = conj + matched if key in listed else matched if matched else alt.additional
         rule = em.rule_for(conj, anchor)
         required = key in alt.required
         if rule is None and required:

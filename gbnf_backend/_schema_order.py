@@ -34,7 +34,7 @@ def _ranks(schema: Any) -> dict[str, int]:
             order.append(props)
         children = [v for k, v in node.items() if k not in ("enum", "const", "examples", "default")]
         for child in reversed(children):
-            if isinstance(child, dict) and child is props:
+            if isinstance(child, dict) and isinstance(props, dict) and child is props:
                 stack.extend(reversed(list(child.values())))
             elif isinstance(child, (dict, list)):
                 stack.append(child)

@@ -97,7 +97,7 @@ class Registry:
             for key in _SUB_ONE:
                 if key in cur:
                     stack.append((cur[key], cur_base, f"{cur_ptr}/{key}"))
-            for key in _SUB_LIST + ("items",):
+            for key in (*_SUB_LIST, "items"):
                 if isinstance(cur.get(key), list):
                     for i, item in enumerate(cur[key]):
                         stack.append((item, cur_base, f"{cur_ptr}/{key}/{i}"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -167,8 +167,6 @@ class Normalizer:
                 if kw in ("minContains", "maxContains") and "contains" not in s:
                     continue
                 self.weaken(f"{sub.ptr}/{kw}", f"'{kw}' cannot be enforced by a grammar")
-        if "$dynamicAnchor" in s and sub.ptr:
-            pass  # an anchor only matters to $dynamicRef, which is refused above
         types = self._types(sub)
         result: list[Alt] = [self._typed(sub, t, s) for t in types]
         result = [a for a in result if a is not None]
@@ -480,10 +478,3 @@ def _json_equal(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and bool(a == b)
 
-
-def without_types(alts: list[Alt], drop: tuple[type, ...]) -> list[Alt]:
-    """Return ``alts`` without the alternatives of the given classes."""
-    return [a for a in alts if not isinstance(a, drop)]
-
-
-_ = replace  # re-exported helper for callers building modified alternatives

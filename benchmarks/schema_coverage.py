@@ -82,8 +82,9 @@ def llguidance_compiler() -> Callable[[Any], Matcher | None] | None:
     return compile_llg
 
 
-def run(corpus: Path, categories: list[str], limit: int | None,
-        engines: dict[str, Callable[[Any], Matcher | None]]) -> dict[str, dict[str, dict[str, Any]]]:
+def run(
+    corpus: Path, categories: list[str], limit: int | None, engines: dict[str, Callable[[Any], Matcher | None]]
+) -> dict[str, dict[str, dict[str, Any]]]:
     """Measure every engine on every category; returns {category: {engine: figures}}."""
     results: dict[str, dict[str, dict[str, Any]]] = {}
     for category in categories:
@@ -112,10 +113,14 @@ def run(corpus: Path, categories: list[str], limit: int | None,
                         invalid_acc += any(matcher(t) for t in candidates)
             times.sort()
             per[name] = {
-                "schemas": len(files), "compiled": compiled,
+                "schemas": len(files),
+                "compiled": compiled,
                 "p50_ms": statistics.median(times) if times else 0.0,
                 "p99_ms": times[min(len(times) - 1, int(len(times) * 0.99))] if times else 0.0,
-                "valid_ok": valid_ok, "valid_n": valid_n, "invalid_acc": invalid_acc, "invalid_n": invalid_n,
+                "valid_ok": valid_ok,
+                "valid_n": valid_n,
+                "invalid_acc": invalid_acc,
+                "invalid_n": invalid_n,
             }
         results[category] = per
     return results
@@ -123,8 +128,10 @@ def run(corpus: Path, categories: list[str], limit: int | None,
 
 def report(results: dict[str, dict[str, dict[str, Any]]]) -> str:
     """Markdown table of the figures, one row per (category, engine), plus totals."""
-    lines = ["| category | engine | compiled | compile p50 / p99 ms | valid accepted | invalid accepted |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| category | engine | compiled | compile p50 / p99 ms | valid accepted | invalid accepted |",
+        "|---|---|---|---|---|---|",
+    ]
     totals: dict[str, list[int]] = {}
     for category, per in results.items():
         for engine, f in per.items():
@@ -135,10 +142,13 @@ def report(results: dict[str, dict[str, dict[str, Any]]]) -> str:
             lines.append(
                 f"| {category} | {engine} | {f['compiled']}/{f['schemas']} ({share:.1f} %) | "
                 f"{f['p50_ms']:.2f} / {f['p99_ms']:.1f} | {f['valid_ok']}/{f['valid_n']} | "
-                f"{f['invalid_acc']}/{f['invalid_n']} |")
+                f"{f['invalid_acc']}/{f['invalid_n']} |"
+            )
     for engine, t in totals.items():
-        lines.append(f"| **total** | {engine} | {t[1]}/{t[0]} ({100 * t[1] / max(t[0], 1):.1f} %) | | "
-                     f"{t[2]}/{t[3]} ({100 * t[2] / max(t[3], 1):.1f} %) | {t[4]}/{t[5]} |")
+        lines.append(
+            f"| **total** | {engine} | {t[1]}/{t[0]} ({100 * t[1] / max(t[0], 1):.1f} %) | | "
+            f"{t[2]}/{t[3]} ({100 * t[2] / max(t[3], 1):.1f} %) | {t[4]}/{t[5]} |"
+        )
     return "\n".join(lines)
 
 

@@ -56,8 +56,24 @@ def chat_parser() -> Parser:
 def sample_output(seed: int = 7) -> str:
     """About 20 kB: ~5 kB reasoning, ~2 kB content, a tool call with ~13 kB of code in a JSON string."""
     rng = random.Random(seed)
-    words = ["the", "file", "should", "handle", "parse", "error", "value", "stream", "token", "grammar",
-             "state", "when", "then", "we", "need", "to"]
+    words = [
+        "the",
+        "file",
+        "should",
+        "handle",
+        "parse",
+        "error",
+        "value",
+        "stream",
+        "token",
+        "grammar",
+        "state",
+        "when",
+        "then",
+        "we",
+        "need",
+        "to",
+    ]
 
     def prose(n_chars: int) -> str:
         out: list[str] = []
@@ -151,16 +167,24 @@ def main() -> None:
     n = len(tokens)
     print(f"output: {len(text):,} chars, {n:,} tokens (3-5 chars each)")
     print(f"{'one full parse':<42} {t_full * 1e3:9.2f} ms")
-    print(f"{'streaming, all tokens (feed + finish)':<42} {t_stream * 1e3:9.2f} ms"
-          f"   = {t_stream / t_full:5.1f}x full parse, {t_stream / n * 1e6:6.2f} us/token")
-    print(f"{'re-parse every prefix from scratch':<42} {t_reparse * 1e3:9.2f} ms"
-          f"   = {t_reparse / t_full:5.1f}x full parse, {t_reparse / n * 1e6:6.2f} us/token")
+    print(
+        f"{'streaming, all tokens (feed + finish)':<42} {t_stream * 1e3:9.2f} ms"
+        f"   = {t_stream / t_full:5.1f}x full parse, {t_stream / n * 1e6:6.2f} us/token"
+    )
+    print(
+        f"{'re-parse every prefix from scratch':<42} {t_reparse * 1e3:9.2f} ms"
+        f"   = {t_reparse / t_full:5.1f}x full parse, {t_reparse / n * 1e6:6.2f} us/token"
+    )
     print(f"streaming is {t_reparse / t_stream:.0f}x cheaper than re-parsing every prefix")
     early, late = per_token_medians(parser, tokens)
-    print(f"median cost of one feed: first 1,000 tokens {early * 1e6:.2f} us, last 1,000 tokens {late * 1e6:.2f} us"
-          " (flat: a feed costs what is new, not the output so far)")
-    print(f"targets: <= 3x full parse: {'met' if t_stream <= 3 * t_full else 'NOT met'}; "
-          f"<= 25 us/token: {'met' if t_stream / n <= 25e-6 else 'NOT met'}")
+    print(
+        f"median cost of one feed: first 1,000 tokens {early * 1e6:.2f} us, last 1,000 tokens {late * 1e6:.2f} us"
+        " (flat: a feed costs what is new, not the output so far)"
+    )
+    print(
+        f"targets: <= 3x full parse: {'met' if t_stream <= 3 * t_full else 'NOT met'}; "
+        f"<= 25 us/token: {'met' if t_stream / n <= 25e-6 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from .errors import GrammarError, MatchLimitError, ParseError, PegchatError, Sch
 from .grammar import Grammar
 from .json_schema import SchemaGrammar, SchemaWeakeningWarning, convert_json_schema, json_schema_to_gbnf
 from .matcher import GrammarMatcher, compile_grammar
+from .regex_gbnf import RegexError, regex_to_gbnf
 from .triggers import Trigger
 from .vocab import Vocabulary, VocabularyError
 
@@ -21,6 +22,7 @@ __all__ = [
     "NextChars",
     "ParseError",
     "PegchatError",
+    "RegexError",
     "SchemaError",
     "SchemaGrammar",
     "SchemaWeakeningWarning",
@@ -33,5 +35,6 @@ __all__ = [
     "compile_grammar",
     "convert_json_schema",
     "json_schema_to_gbnf",
+    "regex_to_gbnf",
     "sample_with_grammar",
 ]

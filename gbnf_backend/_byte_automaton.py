@@ -133,11 +133,11 @@ class ByteAutomaton:
                         region = bisect_right(bounds, low)
                         if region == len(bounds) or bounds[region] > high:
                             # No class boundary inside: every completion reaches the same state.
-                            target = region_next.get(region)
-                            if target is None:
-                                target = npda.step_char(npda_state, low)
-                                region_next[region] = target
-                            partial_out = (target, started[1], 0)
+                            reached = region_next.get(region)
+                            if reached is None:
+                                reached = npda.step_char(npda_state, low)
+                                region_next[region] = reached
+                            partial_out = (reached, started[1], 0)
                     row[byte] = self.state(npda_state, partial_out, popped_next)
         self.table[sid] = row
         self.built[sid] = True

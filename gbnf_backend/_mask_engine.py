@@ -108,7 +108,12 @@ class MaskEngine:
     """Exact, cached token masks for one grammar over one vocabulary (share it between matchers)."""
 
     def __init__(
-        self, grammar: Grammar, vocab: Vocabulary, *, index: VocabIndex | None = None, context_depth: int = DEFAULT_CONTEXT_DEPTH
+        self,
+        grammar: Grammar,
+        vocab: Vocabulary,
+        *,
+        index: VocabIndex | None = None,
+        context_depth: int = DEFAULT_CONTEXT_DEPTH,
     ) -> None:
         self.grammar = grammar
         self.vocab = vocab
@@ -134,7 +139,9 @@ class MaskEngine:
         self._canonical_states: dict[int, int] = {}
         #: Per trigger tuple: (awaiting masks by scanner state, firing tokens by scanner state); see matcher.py.
         self.trigger_caches: dict[tuple[Any, ...], tuple[dict[int, Words], dict[int, list[int]]]] = {}
-        self.stats = {"key_classifications": 0, "key_refinements": 0, "state_masks": 0, "state_mask_hits": 0, "unknown_checked": 0}
+        self.stats = dict.fromkeys(
+            ("key_classifications", "key_refinements", "state_masks", "state_mask_hits", "unknown_checked"), 0
+        )
 
     # ---- canonical positions ---------------------------------------------------------------------------------
     def _chain_canonicalisation(self) -> dict[int, int]:
@@ -379,7 +386,8 @@ class MaskEngine:
         counts = vocab.trie_lex_end[nodes].astype(np.int64) - lows
         total = int(counts.sum())
         positions = np.arange(total, dtype=np.int64) + np.repeat(lows - (np.cumsum(counts) - counts), counts)
-        return vocab.lex_order[positions].astype(np.int32)
+        tokens: Ids = vocab.lex_order[positions].astype(np.int32)
+        return tokens
 
     def walk_tokens(self, start: int, token_ids: Ids) -> npt.NDArray[np.bool_]:
         """Return, per token, whether it keeps byte state ``start`` alive (vectorised over the subset)."""

@@ -38,12 +38,23 @@ __all__ = ["WHITESPACE", "Emitter"]
 
 # Whitespace allowed between tokens, by mode (see json_schema's module docstring).
 WHITESPACE = {"llama": '| " " | "\\n"{1,2} [ \\t]{0,20}', "compact": '" "?', "none": ""}
-_SEGMENT_NAMES = {"properties": "prop", "$defs": "defs", "definitions": "defs", "items": "items",
-                  "prefixItems": "item", "additionalProperties": "addl", "patternProperties": "pat",
-                  "allOf": "all", "anyOf": "any", "oneOf": "one", "additionalItems": "addi"}
+_SEGMENT_NAMES = {
+    "properties": "prop",
+    "$defs": "defs",
+    "definitions": "defs",
+    "items": "items",
+    "prefixItems": "item",
+    "additionalProperties": "addl",
+    "patternProperties": "pat",
+    "allOf": "all",
+    "anyOf": "any",
+    "oneOf": "one",
+    "additionalItems": "addi",
+}
 MAX_MOD = 1000
-_ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated", "readOnly",
-                          "writeOnly", "$schema"})
+_ANNOTATIONS = frozenset(
+    {"title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly", "$schema"}
+)
 
 
 def _slug(ptr: str) -> str:
@@ -136,8 +147,11 @@ class Emitter:
         """Follow subschemas that are only a ``$ref`` (plus annotations), so every use shares one rule."""
         for _ in range(100):
             s = sub.schema
-            if not (isinstance(s, dict) and isinstance(s.get("$ref"), str)
-                    and all(k == "$ref" or k in _ANNOTATIONS for k in s)):
+            if not (
+                isinstance(s, dict)
+                and isinstance(s.get("$ref"), str)
+                and all(k == "$ref" or k in _ANNOTATIONS for k in s)
+            ):
                 break
             sub = self.norm.registry.resolve(s["$ref"], sub)
         return sub
@@ -177,8 +191,10 @@ class Emitter:
         elif what == "integer":
             body = '"-"? ("0" | [1-9] [0-9]*)'
         elif what == "value":
-            body = (f'{self.prim("object")} | {self.prim("array")} | {self.prim("string")} | '
-                    f'{self.prim("number")} | "true" | "false" | "null"')
+            body = (
+                f"{self.prim('object')} | {self.prim('array')} | {self.prim('string')} | "
+                f'{self.prim("number")} | "true" | "false" | "null"'
+            )
         elif what == "object":
             ws, s, v = self.ws(), self.prim("string"), self.prim("value")
             member = self.seq(s, ws, '":"', ws, v, ws)
@@ -252,15 +268,12 @@ class Emitter:
         if isinstance(v, str):
             return json_string_literal(v)
         if isinstance(v, dict):
-            members = [self.seq(json_string_literal(k), ws, '":"', ws, self.value_literal(x), ws)
-                       for k, x in v.items()]
-            inner = (" " + " ".join(self.seq('","', ws, m) if i else m for i, m in enumerate(members))
-                     if members else "")
+            members = [self.seq(json_string_literal(k), ws, '":"', ws, self.value_literal(x), ws) for k, x in v.items()]
+            inner = " " + " ".join(self.seq('","', ws, m) if i else m for i, m in enumerate(members)) if members else ""
             return self.seq('"{"', ws) + inner + ' "}"'
         if isinstance(v, list):
             items = [self.seq(self.value_literal(x), ws) for x in v]
-            inner = (" " + " ".join(self.seq('","', ws, m) if i else m for i, m in enumerate(items))
-                     if items else "")
+            inner = " " + " ".join(self.seq('","', ws, m) if i else m for i, m in enumerate(items)) if items else ""
             return "(" + self.seq('"["', ws) + inner + ' "]")'
         if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
             # JSON Schema compares numbers by value: 2, 2.0 and 2.00 are the same constant.
@@ -289,6 +302,7 @@ class Emitter:
             return int_range_expr(lo, hi)
         if alt.lo is None and alt.hi is None:
             return self.prim("number")
+
         def new_rule(key: str, body: str | None) -> str:
             if body is None:
                 return self.fresh(self.sub_name(owner, key))
@@ -348,8 +362,12 @@ class Emitter:
                 node = parsed
             char = self.prim("char")
             body = translate_regex(
-                pattern, node=node, char_expr=self.charset_rule, any_star=f"{char}*",
-                new_rule=lambda b: self.helper(owner, "re", b))
+                pattern,
+                node=node,
+                char_expr=self.charset_rule,
+                any_star=f"{char}*",
+                new_rule=lambda b: self.helper(owner, "re", b),
+            )
             if body is None:
                 return None
             return f'"\\"" {body} "\\""'
@@ -359,8 +377,7 @@ class Emitter:
         elif hi == 0:
             return '"\\"\\""'
         else:
-            rep = f"{char}?" if (lo, hi) == (0, 1) else (
-                f"{char}{{{lo}}}" if lo == hi else f"{char}{{{lo},{hi}}}")
+            rep = f"{char}?" if (lo, hi) == (0, 1) else (f"{char}{{{lo}}}" if lo == hi else f"{char}{{{lo},{hi}}}")
         return f'"\\"" {rep} "\\""'
 
 
@@ -394,8 +411,7 @@ def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:
             variable.append(k)
     if not variable:
         if fixed < lo or (hi is not None and fixed > hi):
-            return RegexNode("seq", 0, items=(RegexNode("bol", 0), RegexNode("set", 0, cs=()),
-                                              RegexNode("eol", 0)))
+            return RegexNode("seq", 0, items=(RegexNode("bol", 0), RegexNode("set", 0, cs=()), RegexNode("eol", 0)))
         return RegexNode("seq", 0, items=(RegexNode("bol", 0), *seq, RegexNode("eol", 0)))
     if len(variable) != 1:
         return None

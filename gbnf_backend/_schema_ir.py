@@ -89,14 +89,36 @@ class EnumAlt:
 
 
 Alt = NullAlt | BoolAlt | NumAlt | StrAlt | ArrAlt | ObjAlt | EnumAlt
-_TYPE_OF = {"null": NullAlt, "boolean": BoolAlt, "number": NumAlt, "integer": NumAlt, "string": StrAlt,
-            "array": ArrAlt, "object": ObjAlt}
+_TYPE_OF = {
+    "null": NullAlt,
+    "boolean": BoolAlt,
+    "number": NumAlt,
+    "integer": NumAlt,
+    "string": StrAlt,
+    "array": ArrAlt,
+    "object": ObjAlt,
+}
 _ALL_TYPES = ("null", "boolean", "number", "string", "array", "object")
 
 # Keywords that assert something we cannot express exactly.
-UNSUPPORTED = ("not", "if", "then", "else", "contains", "minContains", "maxContains", "dependentRequired",
-               "dependentSchemas", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
-               "$dynamicRef", "$recursiveRef", "dependencies", "uniqueItems")
+UNSUPPORTED = (
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentRequired",
+    "dependentSchemas",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "$dynamicRef",
+    "$recursiveRef",
+    "dependencies",
+    "uniqueItems",
+)
 MAX_ALTS = 64
 MAX_DEPTH = 120
 
@@ -108,8 +130,9 @@ def _is_false(sub: Sub) -> bool:
 class Normalizer:
     """Computes alternatives for subschemas; records weakenings when ``strict`` is False."""
 
-    def __init__(self, registry: Registry, root: Any, *, strict: bool, forbid_additional: bool,
-                 formats: tuple[str, ...]) -> None:
+    def __init__(
+        self, registry: Registry, root: Any, *, strict: bool, forbid_additional: bool, formats: tuple[str, ...]
+    ) -> None:
         self.registry = registry
         self.root = root
         self.strict = strict
@@ -133,11 +156,12 @@ class Normalizer:
     def alts(self, sub: Sub) -> list[Alt]:
         """Return the alternatives of ``sub``. Cost: proportional to the keywords inlined (refs, allOf)."""
         key = id(sub.schema)
-        if key in self._active and isinstance(sub.schema, dict) and (
-                "$ref" in sub.schema or "allOf" in sub.schema or "anyOf" in sub.schema or
-                "oneOf" in sub.schema):
-            raise SchemaError("reference cycle that never reaches a value (infinite recursion)",
-                              pointer=sub.ptr)
+        if (
+            key in self._active
+            and isinstance(sub.schema, dict)
+            and ("$ref" in sub.schema or "allOf" in sub.schema or "anyOf" in sub.schema or "oneOf" in sub.schema)
+        ):
+            raise SchemaError("reference cycle that never reaches a value (infinite recursion)", pointer=sub.ptr)
         if len(self._active) > MAX_DEPTH:
             raise SchemaError("schema nested too deeply", pointer=sub.ptr)
         self._active.append(key)
@@ -180,8 +204,9 @@ class Normalizer:
                 union.extend(self.alts(sub.child("anyOf", i)))
             result = self.intersect_lists(result, union, sub)
         if "oneOf" in s:
-            branches = [self.intersect_lists(result, self.alts(sub.child("oneOf", i)), sub)
-                        for i, _ in enumerate(s["oneOf"])]
+            branches = [
+                self.intersect_lists(result, self.alts(sub.child("oneOf", i)), sub) for i, _ in enumerate(s["oneOf"])
+            ]
             if not self._disjoint(branches, sub):
                 self.weaken(f"{sub.ptr}/oneOf", "oneOf branches may overlap (exactly-one cannot be enforced)")
             result = [a for br in branches for a in br]
@@ -283,8 +308,10 @@ class Normalizer:
 
     def _object(self, sub: Sub, s: dict[str, Any]) -> ObjAlt:
         props = tuple((k, (sub.child("properties", k),)) for k in s.get("properties", {}))
-        patterns = tuple((p, (sub.child("patternProperties", p),), f"{sub.ptr}/patternProperties")
-                         for p in s.get("patternProperties", {}))
+        patterns = tuple(
+            (p, (sub.child("patternProperties", p),), f"{sub.ptr}/patternProperties")
+            for p in s.get("patternProperties", {})
+        )
         additional: Conj = ()
         explicit = "additionalProperties" in s
         if explicit:
@@ -293,8 +320,16 @@ class Normalizer:
             additional = (Sub(False, sub.base, f"{sub.ptr}/additionalProperties"),)
             explicit = True
         required = s.get("required", [])
-        return ObjAlt(props, frozenset(required), patterns, additional, int(s.get("minProperties", 0)),
-                      _opt_int(s.get("maxProperties")), sub.ptr, explicit)
+        return ObjAlt(
+            props,
+            frozenset(required),
+            patterns,
+            additional,
+            int(s.get("minProperties", 0)),
+            _opt_int(s.get("maxProperties")),
+            sub.ptr,
+            explicit,
+        )
 
     def conj_alts(self, conj: Conj, sub: Sub) -> list[Alt]:
         """Alternatives of a conjunction of subschemas (all must hold)."""
@@ -323,8 +358,7 @@ class Normalizer:
         if isinstance(x, NumAlt) and isinstance(y, NumAlt):
             lo = _tighter(x.lo, y.lo, True)
             hi = _tighter(x.hi, y.hi, False)
-            return lo is not None and hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and not
-                                                                            (lo[1] and hi[1])))
+            return lo is not None and hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and not (lo[1] and hi[1])))
         if isinstance(x, ObjAlt) and isinstance(y, ObjAlt) and depth > 0:
             for key in sorted(x.required & y.required):
                 xa = self.conj_alts(_value_conj(x, key), sub)
@@ -361,16 +395,23 @@ class Normalizer:
             vals = x.values & y.values
             return BoolAlt(vals) if vals else None
         if isinstance(x, NumAlt) and isinstance(y, NumAlt):
-            return NumAlt(x.integer or y.integer, _tighter(x.lo, y.lo, True), _tighter(x.hi, y.hi, False),
-                          x.multiples + y.multiples)
+            return NumAlt(
+                x.integer or y.integer,
+                _tighter(x.lo, y.lo, True),
+                _tighter(x.hi, y.hi, False),
+                x.multiples + y.multiples,
+            )
         if isinstance(x, StrAlt) and isinstance(y, StrAlt):
-            return StrAlt(max(x.min_len, y.min_len), _min_opt(x.max_len, y.max_len), x.patterns + y.patterns,
-                          x.formats + y.formats)
+            return StrAlt(
+                max(x.min_len, y.min_len),
+                _min_opt(x.max_len, y.max_len),
+                x.patterns + y.patterns,
+                x.formats + y.formats,
+            )
         if isinstance(x, ArrAlt) and isinstance(y, ArrAlt):
             n = max(len(x.prefix), len(y.prefix))
             prefix = tuple(_at(x, i) + _at(y, i) for i in range(n))
-            return ArrAlt(prefix, x.items + y.items, max(x.min_items, y.min_items),
-                          _min_opt(x.max_items, y.max_items))
+            return ArrAlt(prefix, x.items + y.items, max(x.min_items, y.min_items), _min_opt(x.max_items, y.max_items))
         assert isinstance(x, ObjAlt) and isinstance(y, ObjAlt)
         return self._intersect_objects(x, y, sub)
 
@@ -382,9 +423,16 @@ class Normalizer:
             self.weaken(sub.ptr, "allOf merges patternProperties with other object keywords")
         names = dict.fromkeys([k for k, _ in x.props] + [k for k, _ in y.props])
         props = tuple((k, _value_conj(x, k) + _value_conj(y, k)) for k in names)
-        return ObjAlt(props, x.required | y.required, x.patterns + y.patterns, x.additional + y.additional,
-                      max(x.min_props, y.min_props), _min_opt(x.max_props, y.max_props), x.ptr or y.ptr,
-                      x.explicit_additional or y.explicit_additional)
+        return ObjAlt(
+            props,
+            x.required | y.required,
+            x.patterns + y.patterns,
+            x.additional + y.additional,
+            max(x.min_props, y.min_props),
+            _min_opt(x.max_props, y.max_props),
+            x.ptr or y.ptr,
+            x.explicit_additional or y.explicit_additional,
+        )
 
     def accepts(self, alt: Alt, v: Any) -> bool:
         """Whether the (non-enum) alternative ``alt`` accepts the JSON value ``v`` (exact)."""
@@ -411,7 +459,8 @@ class Normalizer:
             if alt.max_len is not None and len(v) > alt.max_len:
                 return False
             return all(self.registry.valid_schema({"pattern": p}, v) for p, _ in alt.patterns) and all(
-                self.registry.valid_schema({"format": f}, v) for f, _ in alt.formats)
+                self.registry.valid_schema({"format": f}, v) for f, _ in alt.formats
+            )
         if isinstance(alt, ArrAlt):
             if not isinstance(v, list) or len(v) < alt.min_items:
                 return False
@@ -477,4 +526,3 @@ def _json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and bool(a == b)
-

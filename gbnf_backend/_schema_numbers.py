@@ -196,7 +196,8 @@ def number_range_expr(lo: Bound, hi: Bound, new_rule: NewRule) -> str | None:
         return None
     parts = []
     zero_ok = (lo is None or lo[0] < 0 or (lo[0] == 0 and lo[1])) and (
-        hi is None or hi[0] > 0 or (hi[0] == 0 and hi[1]))
+        hi is None or hi[0] > 0 or (hi[0] == 0 and hi[1])
+    )
     # Non-negative values x = m in [max(lo, 0), hi].
     if hi is None or hi[0] >= 0:
         plo: Bound = lo if lo is not None and lo[0] >= 0 else (Fraction(0), True)

@@ -159,8 +159,9 @@ def _additional_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, known:
         keys = []
         for p, ptr in dict.fromkeys((p, ptr) for p, _, ptr in alt.patterns):
             try:
-                body = translate_regex(p, char_expr=em.charset_rule, any_star=f"{char}*",
-                                       new_rule=lambda b: em.helper(owner, "re", b))
+                body = translate_regex(
+                    p, char_expr=em.charset_rule, any_star=f"{char}*", new_rule=lambda b: em.helper(owner, "re", b)
+                )
             except RegexError as exc:
                 raise SchemaError(f"pattern: {exc}", pointer=ptr) from None
             if body is not None:
@@ -250,8 +251,15 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     return memo[memo_key]
 
 
-def _object_rules(em: Emitter, owner: str, ws: str, members: list[tuple[str, str | None, bool]],
-                  extra: str | None, cmin: int, cmax: int | None) -> str | None:
+def _object_rules(
+    em: Emitter,
+    owner: str,
+    ws: str,
+    members: list[tuple[str, str | None, bool]],
+    extra: str | None,
+    cmin: int,
+    cmax: int | None,
+) -> str | None:
     """Build the ordered-members rules; returns the object expression or None if no object fits."""
     n = len(members)
     required_count = sum(1 for _, _, r in members if r)
@@ -260,8 +268,7 @@ def _object_rules(em: Emitter, owner: str, ws: str, members: list[tuple[str, str
     counting = cmin > 0 or cmax is not None
     cap = (cmax if cmax is not None else cmin) if counting else 0
     if (n + 1) * (cap + 1) > MAX_OBJECT_RULES:
-        raise SchemaError("minProperties/maxProperties too large for this many properties",
-                          pointer=owner)
+        raise SchemaError("minProperties/maxProperties too large for this many properties", pointer=owner)
     extra_rule = em.helper(owner, "extra", em.seq('","', ws, extra)) if extra is not None else None
 
     def sat(c: int) -> int:

@@ -23,8 +23,20 @@ Resolver = Callable[[str], Any]
 DEFAULT_BASE = "https://pegchat.invalid/schema.json"
 
 # Keywords whose value is a subschema, a list of subschemas, or a map of subschemas.
-_SUB_ONE = ("additionalProperties", "items", "contains", "not", "if", "then", "else", "propertyNames",
-            "unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema")
+_SUB_ONE = (
+    "additionalProperties",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+    "contentSchema",
+)
 _SUB_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SUB_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
@@ -153,9 +165,10 @@ class Registry:
         import referencing.jsonschema
 
         spec = referencing.jsonschema.DRAFT202012
-        resources = [(uri, referencing.Resource.from_contents(doc, default_specification=spec))
-                     for uri, doc in [(DEFAULT_BASE, root), (self.root_base, root),
-                                      *self.remote_docs.items()]]
+        resources = [
+            (uri, referencing.Resource.from_contents(doc, default_specification=spec))
+            for uri, doc in [(DEFAULT_BASE, root), (self.root_base, root), *self.remote_docs.items()]
+        ]
         registry: Any = referencing.Registry().with_resources(resources)
         checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
 

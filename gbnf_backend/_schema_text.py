@@ -194,10 +194,7 @@ def _astral_escapes(lo: int, hi: int) -> list[str]:
     hb, lb = divmod(b, 0x400)
 
     def pair(h1: int, h2: int, l1: int, l2: int) -> str:
-        return (
-            f'"\\\\u" {hex_range_expr(0xD800 + h1, 0xD800 + h2)} '
-            f'"\\\\u" {hex_range_expr(0xDC00 + l1, 0xDC00 + l2)}'
-        )
+        return f'"\\\\u" {hex_range_expr(0xD800 + h1, 0xD800 + h2)} "\\\\u" {hex_range_expr(0xDC00 + l1, 0xDC00 + l2)}'
 
     if ha == hb:
         return [pair(ha, ha, la, lb)]

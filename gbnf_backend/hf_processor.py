@@ -27,9 +27,7 @@ __all__ = ["GrammarLogitsProcessor"]
 class GrammarLogitsProcessor:
     """Mask each row's scores to the tokens its grammar allows (``-inf`` elsewhere); returns the scores."""
 
-    def __init__(
-        self, grammar: Grammar | str, vocab: Vocabulary, *, triggers: Sequence[Trigger] | None = None
-    ) -> None:
+    def __init__(self, grammar: Grammar | str, vocab: Vocabulary, *, triggers: Sequence[Trigger] | None = None) -> None:
         self._template = GrammarMatcher(grammar, vocab, triggers=triggers)
         self.vocab = vocab
         self.matchers: list[GrammarMatcher] = []

@@ -139,8 +139,7 @@ def convert_json_schema(
     _check_name(shared_prefix, "shared_prefix")
     doc = _load(schema)
     registry = Registry(doc, resolver)
-    norm = Normalizer(registry, doc, strict=strict, forbid_additional=forbid_additional_properties,
-                      formats=FORMATS)
+    norm = Normalizer(registry, doc, strict=strict, forbid_additional=forbid_additional_properties, formats=FORMATS)
     em = Emitter(norm, name=name, shared_prefix=shared_prefix, whitespace=whitespace)
     try:
         em.run(registry.root_sub(doc))
@@ -167,8 +166,13 @@ def json_schema_to_gbnf(
 
     With ``strict=False`` every weakening is also reported as a :class:`SchemaWeakeningWarning`.
     """
-    result = convert_json_schema(schema, strict=strict, whitespace=whitespace,
-                                 forbid_additional_properties=forbid_additional_properties, resolver=resolver)
+    result = convert_json_schema(
+        schema,
+        strict=strict,
+        whitespace=whitespace,
+        forbid_additional_properties=forbid_additional_properties,
+        resolver=resolver,
+    )
     for w in result.warnings:
         warnings.warn(w, SchemaWeakeningWarning, stacklevel=2)
     return result.to_gbnf()

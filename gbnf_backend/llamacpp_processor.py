@@ -28,9 +28,7 @@ __all__ = ["LlamaCppGrammarProcessor"]
 class LlamaCppGrammarProcessor:
     """Constrain one llama-cpp-python generation to a grammar; returns the (modified) scores."""
 
-    def __init__(
-        self, grammar: Grammar | str, vocab: Vocabulary, *, triggers: Sequence[Trigger] | None = None
-    ) -> None:
+    def __init__(self, grammar: Grammar | str, vocab: Vocabulary, *, triggers: Sequence[Trigger] | None = None) -> None:
         self.matcher = GrammarMatcher(grammar, vocab, triggers=triggers)
         self._bitmask = allocate_token_bitmask(1, vocab.size)
         self._seen: int | None = None

@@ -53,13 +53,29 @@ class RegexNode:
 _DIGIT = charset([(0x30, 0x39)])
 _WORD = charset([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
 _SPACE = charset(
-    [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
-     (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+    [
+        (0x09, 0x0D),
+        (0x20, 0x20),
+        (0xA0, 0xA0),
+        (0x1680, 0x1680),
+        (0x2000, 0x200A),
+        (0x2028, 0x2029),
+        (0x202F, 0x202F),
+        (0x205F, 0x205F),
+        (0x3000, 0x3000),
+        (0xFEFF, 0xFEFF),
+    ]
 )
 _LINE_TERMINATORS = charset([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)])
 _DOT = complement(_LINE_TERMINATORS)
-_CLASS_ESCAPES = {"d": _DIGIT, "D": complement(_DIGIT), "w": _WORD, "W": complement(_WORD), "s": _SPACE,
-                  "S": complement(_SPACE)}
+_CLASS_ESCAPES = {
+    "d": _DIGIT,
+    "D": complement(_DIGIT),
+    "w": _WORD,
+    "W": complement(_WORD),
+    "s": _SPACE,
+    "S": complement(_SPACE),
+}
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
 # Nesting cap: deeper patterns are refused rather than risking Python's recursion limit.
 _MAX_DEPTH = 200
@@ -270,8 +286,7 @@ class _Parser:
                 dash = self.i
                 self.i += 1
                 hi_set = self.class_atom()
-                if len(lo_set) != 1 or len(hi_set) != 1 or lo_set[0][0] != lo_set[0][1] or \
-                        hi_set[0][0] != hi_set[0][1]:
+                if len(lo_set) != 1 or len(hi_set) != 1 or lo_set[0][0] != lo_set[0][1] or hi_set[0][0] != hi_set[0][1]:
                     raise self.error("class escape used as a range bound", dash)
                 if hi_set[0][0] < lo_set[0][0]:
                     raise self.error("range out of order in character class", dash)
@@ -344,8 +359,7 @@ def _split_anchors(node: RegexNode, pattern: str) -> list[tuple[bool, bool, Rege
 
 def _reject_inner_anchors(node: RegexNode, pattern: str) -> None:
     if node.kind in ("bol", "eol"):
-        raise RegexError("anchor inside the pattern (not at the start/end of an alternative)", pattern,
-                         node.pos)
+        raise RegexError("anchor inside the pattern (not at the start/end of an alternative)", pattern, node.pos)
     for item in node.items:
         _reject_inner_anchors(item, pattern)
 
@@ -395,8 +409,7 @@ def _atomic(expr: str) -> bool:
     return " " not in expr and "|" not in expr and "{" not in expr and not expr.endswith(("*", "+", "?"))
 
 
-def _expr(node: RegexNode, char_expr: Callable[[Charset], str | None], new_rule: Callable[[str], str]
-          ) -> str | None:
+def _expr(node: RegexNode, char_expr: Callable[[Charset], str | None], new_rule: Callable[[str], str]) -> str | None:
     if node.kind == "set":
         return char_expr(node.cs)
     if node.kind == "seq":
@@ -451,8 +464,9 @@ def regex_to_gbnf(pattern: str, *, anchored: bool = False, root: str = "root") -
     def char_expr(cs: Charset) -> str | None:
         return gbnf_class(cs) if cs else None
 
-    body = translate_regex(pattern, char_expr=char_expr, any_star=gbnf_class(ANY) + "*", new_rule=new_rule,
-                           anchored=anchored)
+    body = translate_regex(
+        pattern, char_expr=char_expr, any_star=gbnf_class(ANY) + "*", new_rule=new_rule, anchored=anchored
+    )
     lines = [f"{root} ::= {body if body is not None else NEVER_CLASS}"]
     lines.extend(f"{name} ::= {b}" for name, b in rules)
     return "\n".join(lines) + "\n"

@@ -135,7 +135,7 @@ def _re_range(lo: int, hi: int) -> str:
 def gbnf_char(code_point: int) -> str:
     """One code point inside a GBNF class: printable ASCII and astral characters verbatim, the rest escaped."""
     c = chr(code_point)
-    if c in "\\]^-[\"":
+    if c in '\\]^-["':
         return f"\\x{code_point:02X}"
     if c == "\n":
         return "\\n"

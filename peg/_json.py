@@ -173,9 +173,7 @@ def _eof(partial: bool, n: int, resume: JsonResume, expected: str) -> tuple[int,
     return (MORE if partial else FAIL), n, resume, expected
 
 
-def _scan_string_content(
-    text: str, n: int, p: int, partial: bool
-) -> tuple[int, int, JsonResume | None, str]:
+def _scan_string_content(text: str, n: int, p: int, partial: bool) -> tuple[int, int, JsonResume | None, str]:
     q = _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
     if q >= n:
         return (MORE if partial else FAIL), n, (_STR, q, "", False), "closing quote"

@@ -24,8 +24,9 @@ def g(schema: Any, **kw: Any) -> Grammar:
 
 
 def test_api_shapes_and_names() -> None:
-    result = convert_json_schema({"type": "object", "properties": {"location": {"type": "string"}}},
-                                 name="args", shared_prefix="p-")
+    result = convert_json_schema(
+        {"type": "object", "properties": {"location": {"type": "string"}}}, name="args", shared_prefix="p-"
+    )
     assert result.root == "args"
     assert next(iter(result.rules)) == "args"
     for name in result.rules:
@@ -113,15 +114,21 @@ def test_min_max_properties_counted_exactly() -> None:
 
 
 def test_pattern_properties_with_closed_object() -> None:
-    grammar = g({"type": "object", "patternProperties": {"^x-": {"type": "integer"}},
-                 "additionalProperties": False})
+    grammar = g({"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False})
     assert grammar.matches('{"x-a": 1}') and not grammar.matches('{"x-a": "s"}')
     assert not grammar.matches('{"y": 1}')
 
 
 def test_arrays() -> None:
-    grammar = g({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}],
-                 "items": {"type": "boolean"}, "minItems": 1, "maxItems": 3})
+    grammar = g(
+        {
+            "type": "array",
+            "prefixItems": [{"type": "integer"}, {"type": "string"}],
+            "items": {"type": "boolean"},
+            "minItems": 1,
+            "maxItems": 3,
+        }
+    )
     assert grammar.matches("[1]") and grammar.matches('[1, "a", true]')
     assert not grammar.matches("[]") and not grammar.matches('[1, "a", true, false]')
     assert not grammar.matches('["a"]') and not grammar.matches("[1, 2]")
@@ -149,18 +156,21 @@ def test_pattern_is_unanchored_and_combines_with_lengths() -> None:
     assert escaped.matches('"é"') and escaped.matches('"\\u00e9"') and escaped.matches('"\\u00E9"')
 
 
-@pytest.mark.parametrize(("fmt", "good", "bad"), [
-    ("date", ["2024-02-29", "2023-12-31"], ["2023-02-29", "2023-13-01", "2023-1-01"]),
-    ("time", ["23:59:59Z", "08:30:06.283185+01:00"], ["24:00:00Z", "12:00:00"]),
-    ("date-time", ["1963-06-19T08:30:06Z"], ["1963-06-19 08:30:06Z"]),
-    ("duration", ["P1Y2M3DT4H5M6S", "P4W", "PT1M"], ["P", "PT", "P1Y2D", "P1Y2W"]),
-    ("uuid", ["2EB8AA08-AA98-11ea-B4AA-73B441D16380"], ["2eb8aa08-aa98-11ea-b4aa-73b441d1638"]),
-    ("email", ["joe.bloggs@example.com"], [".a@example.com", "a..b@example.com", "a@"]),
-    ("hostname", ["www.example.com", "a--b.com"], ["-a.com", "example.", "xn--X"]),
-    ("ipv4", ["192.168.0.1"], ["256.1.1.1", "01.1.1.1", "1.1.1"]),
-    ("ipv6", ["::1", "1:2:3:4:5:6:7:8", "::ffff:1.2.3.4"], ["1:2:3:4:5:6:7:8:9", "1::2::3"]),
-    ("uri", ["http://a.b/c?d#e", "urn:isbn:123"], ["//a.b/c", "a b:c", "http://a b"]),
-])
+@pytest.mark.parametrize(
+    ("fmt", "good", "bad"),
+    [
+        ("date", ["2024-02-29", "2023-12-31"], ["2023-02-29", "2023-13-01", "2023-1-01"]),
+        ("time", ["23:59:59Z", "08:30:06.283185+01:00"], ["24:00:00Z", "12:00:00"]),
+        ("date-time", ["1963-06-19T08:30:06Z"], ["1963-06-19 08:30:06Z"]),
+        ("duration", ["P1Y2M3DT4H5M6S", "P4W", "PT1M"], ["P", "PT", "P1Y2D", "P1Y2W"]),
+        ("uuid", ["2EB8AA08-AA98-11ea-B4AA-73B441D16380"], ["2eb8aa08-aa98-11ea-b4aa-73b441d1638"]),
+        ("email", ["joe.bloggs@example.com"], [".a@example.com", "a..b@example.com", "a@"]),
+        ("hostname", ["www.example.com", "a--b.com"], ["-a.com", "example.", "xn--X"]),
+        ("ipv4", ["192.168.0.1"], ["256.1.1.1", "01.1.1.1", "1.1.1"]),
+        ("ipv6", ["::1", "1:2:3:4:5:6:7:8", "::ffff:1.2.3.4"], ["1:2:3:4:5:6:7:8:9", "1::2::3"]),
+        ("uri", ["http://a.b/c?d#e", "urn:isbn:123"], ["//a.b/c", "a b:c", "http://a b"]),
+    ],
+)
 def test_formats(fmt: str, good: list[str], bad: list[str]) -> None:
     grammar = g({"type": "string", "format": fmt})
     for text in good:
@@ -185,8 +195,19 @@ def test_integer_ranges_exhaustive() -> None:
 
 def test_number_ranges_decimal_exact() -> None:
     grammar = g({"type": "number", "minimum": -1.25, "exclusiveMaximum": 2.5})
-    for text, ok in [("-1.25", True), ("-1.250", True), ("-1.2500001", False), ("2.4999", True), ("2.5", False),
-                     ("2.50", False), ("0", True), ("-0", True), ("-0.0", True), ("1e0", False), ("02", False)]:
+    for text, ok in [
+        ("-1.25", True),
+        ("-1.250", True),
+        ("-1.2500001", False),
+        ("2.4999", True),
+        ("2.5", False),
+        ("2.50", False),
+        ("0", True),
+        ("-0", True),
+        ("-0.0", True),
+        ("1e0", False),
+        ("02", False),
+    ]:
         assert grammar.matches(text) == ok, text
     positive = g({"type": "number", "exclusiveMinimum": 0})
     assert not positive.matches("0.000") and positive.matches("0.001") and not positive.matches("-0.5")
@@ -205,18 +226,25 @@ def test_enum_const_and_combinators() -> None:
     assert g({"const": 2.0}).matches("2")
     any_of = g({"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 1}]})
     assert any_of.matches("3") and any_of.matches('"a"') and not any_of.matches('"ab"')
-    all_of = g({"allOf": [{"properties": {"a": {"type": "integer"}}}, {"properties": {"a": {"minimum": 3}}}],
-                "type": "object"})
+    all_of = g(
+        {"allOf": [{"properties": {"a": {"type": "integer"}}}, {"properties": {"a": {"minimum": 3}}}], "type": "object"}
+    )
     assert all_of.matches('{"a": 3}') and not all_of.matches('{"a": 2}') and not all_of.matches('{"a": "x"}')
     one_of = g({"oneOf": [{"type": "string"}, {"type": "integer"}]})
     assert one_of.matches('"a"') and one_of.matches("1") and not one_of.matches("null")
 
 
 def test_recursion_and_refs() -> None:
-    tree = {"$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array",
-                                                                          "items": {"$ref": "#/$defs/node"}}},
-                               "additionalProperties": False}},
-            "$ref": "#/$defs/node"}
+    tree = {
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+                "additionalProperties": False,
+            }
+        },
+        "$ref": "#/$defs/node",
+    }
     result = convert_json_schema(tree)
     assert "root--defs-node" in result.rules
     grammar = Grammar.from_gbnf(result.to_gbnf())
@@ -235,8 +263,10 @@ def test_remote_refs_need_a_resolver() -> None:
 
 
 def test_non_productive_recursion_is_an_error_not_a_crash() -> None:
-    for schema in ({"$ref": "#"}, {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
-                                   "$ref": "#/$defs/a"}):
+    for schema in (
+        {"$ref": "#"},
+        {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"},
+    ):
         with pytest.raises(SchemaError):
             convert_json_schema(schema)
     deep: dict[str, Any] = {"type": "integer"}
@@ -251,16 +281,19 @@ def test_non_productive_recursion_is_an_error_not_a_crash() -> None:
         convert_json_schema(nested)
 
 
-@pytest.mark.parametrize(("schema", "pointer"), [
-    ({"properties": {"a": {"uniqueItems": True}}}, "/properties/a/uniqueItems"),
-    ({"items": {"not": {"type": "null"}}}, "/items/not"),
-    ({"if": {"type": "string"}, "then": {"minLength": 1}}, "/if"),
-    ({"type": "number", "multipleOf": 0.5}, "/multipleOf"),
-    ({"type": "string", "format": "color"}, "/format"),
-    ({"type": "string", "pattern": "(?=a)b"}, "/pattern"),
-    ({"type": "object", "propertyNames": {"maxLength": 3}}, "/propertyNames"),
-    ({"type": "kaboom"}, "/type"),
-])
+@pytest.mark.parametrize(
+    ("schema", "pointer"),
+    [
+        ({"properties": {"a": {"uniqueItems": True}}}, "/properties/a/uniqueItems"),
+        ({"items": {"not": {"type": "null"}}}, "/items/not"),
+        ({"if": {"type": "string"}, "then": {"minLength": 1}}, "/if"),
+        ({"type": "number", "multipleOf": 0.5}, "/multipleOf"),
+        ({"type": "string", "format": "color"}, "/format"),
+        ({"type": "string", "pattern": "(?=a)b"}, "/pattern"),
+        ({"type": "object", "propertyNames": {"maxLength": 3}}, "/propertyNames"),
+        ({"type": "kaboom"}, "/type"),
+    ],
+)
 def test_inexpressible_keywords_raise_with_pointer(schema: dict[str, Any], pointer: str) -> None:
     with pytest.raises(SchemaError) as info:
         convert_json_schema(schema)

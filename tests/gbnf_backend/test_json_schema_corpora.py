@@ -83,13 +83,14 @@ def test_llamacpp_successful_cases_all_load() -> None:
 def _resolver(uri: str) -> Any:
     if not uri.startswith(REMOTE_PREFIX):
         raise LookupError(uri)
-    return json.loads((SUITE / "remotes" / uri[len(REMOTE_PREFIX):]).read_text())
+    return json.loads((SUITE / "remotes" / uri[len(REMOTE_PREFIX) :]).read_text())
 
 
 def _suite_groups() -> list[tuple[str, dict[str, Any]]]:
     base = SUITE / "draft2020-12"
-    files = sorted(base.glob("*.json")) + sorted(base.glob("optional/*.json")) + sorted(
-        base.glob("optional/format/*.json"))
+    files = (
+        sorted(base.glob("*.json")) + sorted(base.glob("optional/*.json")) + sorted(base.glob("optional/format/*.json"))
+    )
     return [(str(f.relative_to(base)), g) for f in files for g in json.loads(f.read_text())]
 
 

@@ -13,9 +13,26 @@ from gbnf_backend.regex_gbnf import RegexError, length_bounds, parse_regex, rege
 
 # Patterns whose ECMA and Python meanings coincide on the alphabet below.
 PATTERNS = [
-    "^abc?d*efg+(hij)?kl$", "^(?:foo|bar)baz$", "^(?:(?:ab)+c)?d$", "^A|B|C|D$", "a{2,3}", "^[^a-c]{1,2}$",
-    "^\\d+\\.\\d{2}$", "\\w\\s", "^[a\\-z]$", "^\\^\\$\\.\\[\\]\\(\\)\\|\\{\\}\\*\\+\\?$", "^(a|b)*?c$",
-    "x.y", "^$", "^[\\]a]$", "^[-a]$", "(?<n>ab)+$", "^\\x41\\u0042$", "^a{0}b$", "[]", "^[^]$",
+    "^abc?d*efg+(hij)?kl$",
+    "^(?:foo|bar)baz$",
+    "^(?:(?:ab)+c)?d$",
+    "^A|B|C|D$",
+    "a{2,3}",
+    "^[^a-c]{1,2}$",
+    "^\\d+\\.\\d{2}$",
+    "\\w\\s",
+    "^[a\\-z]$",
+    "^\\^\\$\\.\\[\\]\\(\\)\\|\\{\\}\\*\\+\\?$",
+    "^(a|b)*?c$",
+    "x.y",
+    "^$",
+    "^[\\]a]$",
+    "^[-a]$",
+    "(?<n>ab)+$",
+    "^\\x41\\u0042$",
+    "^a{0}b$",
+    "[]",
+    "^[^]$",
 ]
 ALPHABET = "abcdxyABfghijklz.-^$[](){}|*+?019 \t\n]"
 
@@ -48,10 +65,23 @@ def test_dot_excludes_line_terminators() -> None:
     assert grammar.matches("é") and not grammar.matches("\n") and not grammar.matches("\u2028")
 
 
-@pytest.mark.parametrize(("pattern", "position"), [
-    ("a(?=b)", 1), ("(?<!x)y", 0), ("\\bword", 0), ("(a)\\1", 3), ("\\p{L}", 0), ("a^b", 1),
-    ("ab$c", 2), ("*a", 0), ("a{2,1}", 1), ("(ab", 0), ("ab)", 2), ("[a", 0),
-])
+@pytest.mark.parametrize(
+    ("pattern", "position"),
+    [
+        ("a(?=b)", 1),
+        ("(?<!x)y", 0),
+        ("\\bword", 0),
+        ("(a)\\1", 3),
+        ("\\p{L}", 0),
+        ("a^b", 1),
+        ("ab$c", 2),
+        ("*a", 0),
+        ("a{2,1}", 1),
+        ("(ab", 0),
+        ("ab)", 2),
+        ("[a", 0),
+    ],
+)
 def test_unsupported_constructs_raise_with_position(pattern: str, position: int) -> None:
     with pytest.raises(RegexError) as info:
         regex_to_gbnf(pattern)

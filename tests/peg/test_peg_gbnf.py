@@ -66,8 +66,11 @@ def golden(p: peg.Parser, expected: str, *, lazy: bool = False) -> None:
         # Look-aheads and anchors emit nothing, also in sequences and under tags.
         (literal("a") + peek("b") + negate("c") + tag("t", negate("d")) + "e" + end(), 'root ::= "a" "e"\n'),
         (optional(tag("t", literal("a") + "b")), 'root ::= ( "a" "b" )?\n'),
-        (peg.json_number(), 'root ::= json--number\njson--number ::= "-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? '
-         '( [eE] [-+]? [0-9]+ )?\n'),
+        (
+            peg.json_number(),
+            'root ::= json--number\njson--number ::= "-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? '
+            "( [eE] [-+]? [0-9]+ )?\n",
+        ),
     ],
 )
 def test_golden_grammars(parser: peg.Parser, expected: str) -> None:
@@ -149,10 +152,15 @@ def _chain(trigger_4: bool) -> peg.Parser:
 
 
 def test_lazy_grammar_keeps_only_what_trigger_rules_reach() -> None:
-    golden(_chain(True), 'root ::= rule-1\nrule-1 ::= "a" rule-2\nrule-2 ::= "b" rule-3\nrule-3 ::= "c" rule-4\n'
-           'rule-4 ::= "d"\n')
-    golden(_chain(True), 'root ::= rule-2 | rule-4\nrule-2 ::= "b" rule-3\nrule-3 ::= "c" rule-4\nrule-4 ::= "d"\n',
-           lazy=True)
+    golden(
+        _chain(True),
+        'root ::= rule-1\nrule-1 ::= "a" rule-2\nrule-2 ::= "b" rule-3\nrule-3 ::= "c" rule-4\nrule-4 ::= "d"\n',
+    )
+    golden(
+        _chain(True),
+        'root ::= rule-2 | rule-4\nrule-2 ::= "b" rule-3\nrule-3 ::= "c" rule-4\nrule-4 ::= "d"\n',
+        lazy=True,
+    )
     lazy = lazy_grammar(_chain(True))
     assert (lazy.trigger_words, lazy.trigger_rules) == (("b", "d"), ("rule-2", "rule-4"))
 

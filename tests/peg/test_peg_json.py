@@ -125,7 +125,10 @@ def python_accepts(text: str) -> bool:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
     max_leaves=12,
@@ -139,9 +142,9 @@ def test_parser_grammar_and_python_agree_on_json(value: Any, indent: int | None,
     mutated = text
     if data.draw(st.booleans()) and text:
         i = data.draw(st.integers(0, len(text) - 1))
-        mutated = text[:i] + data.draw(st.sampled_from(["", ",", '"', "\\", "]", "}", " ", "1", "\x01", "e"])) + text[
-            i + 1 :
-        ]
+        mutated = (
+            text[:i] + data.draw(st.sampled_from(["", ",", '"', "\\", "]", "}", " ", "1", "\x01", "e"])) + text[i + 1 :]
+        )
     expected = python_accepts(mutated)
     assert (VALUE.parse(mutated).status is S) == expected, mutated
     assert GRAMMAR.matches(mutated) == expected, mutated

@@ -25,7 +25,7 @@ CASES = [
         "Looking.<tool_call>\n<function=search>\n<parameter=query>\ncats\n</parameter> x\n</parameter>\n"
         "<parameter=path>\n/tmp\n</parameter>\n</function>\n</tool_call>\n",
     ),
-    (tag("n", json()) + end(), "[1, 22, 333, {\"k\": \"\\n\"}, 4.5]"),
+    (tag("n", json()) + end(), '[1, 22, 333, {"k": "\\n"}, 4.5]'),
     (zero_or_more(tag("w", chars("[a-z]")) + optional(" ")) + end(), "alpha beta gamma"),
 ]
 

@@ -20,6 +20,7 @@ distinct partial states into a handful.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +29,7 @@ from ._elements import ElementType
 from ._npda import DEAD, NPDA, SENTINEL
 from ._utf8 import Partial, partial_range, step_byte
 
-__all__ = ["DEAD_ID", "FIRST_LIVE_ID", "UNKNOWN_ID", "ByteAutomaton"]
+__all__ = ["DEAD_ID", "FIRST_LIVE_ID", "NOT_COMPUTED", "UNKNOWN_ID", "ByteAutomaton"]
 
 DEAD_ID = 0
 UNKNOWN_ID = 1
@@ -46,25 +47,35 @@ _LEAD_PARTIALS: list[tuple[int, tuple[int, int, int]]] = (
 _LEADS: tuple[tuple[int, tuple[int, int, int], list[tuple[int, int]]], ...] = tuple(
     (b, started, partial_range(started)) for b, started in _LEAD_PARTIALS
 )
+_LEAD_INDEX = {lead[0]: lead for lead in _LEADS}
+#: Table entry not computed yet (rows are filled lazily, entry by entry, or whole by ``ensure_rows``).
+NOT_COMPUTED = -1
 
 
 class ByteAutomaton:
     """Byte states over one :class:`NPDA`, interned to ints, with a growing ``int32[n, 256]`` table."""
 
-    def __init__(self, npda: NPDA) -> None:
+    def __init__(self, npda: NPDA, canonical: Callable[[int], int] | None = None) -> None:
         self.npda = npda
+        # Byte states are interned by canonical NPDA state (see MaskEngine.canonical_state): two NPDA states that
+        # no token can tell apart share one row.
+        self._canonical = canonical
         self.keys: list[tuple[int, Partial, bool]] = [(DEAD, None, False), (DEAD, None, True)]
         self._index: dict[tuple[int, Partial, bool], int] = {}
-        self.table: npt.NDArray[np.int32] = np.zeros((64, 256), dtype=np.int32)
+        self.table: npt.NDArray[np.int32] = np.full((64, 256), NOT_COMPUTED, dtype=np.int32)
+        self.table[DEAD_ID, :] = DEAD_ID
         self.table[UNKNOWN_ID, :] = UNKNOWN_ID
         self.built = np.zeros(64, dtype=np.bool_)
         self.built[DEAD_ID] = self.built[UNKNOWN_ID] = True
         self._bounds: dict[int, list[int]] = {}
+        self._region_steps: dict[tuple[int, int], int] = {}
 
     def state(self, npda_state: int, partial: Partial = None, popped: bool = False) -> int:
         """Return the id of a byte state (DEAD_ID/UNKNOWN_ID when the NPDA state is dead)."""
         if npda_state == DEAD:
             return UNKNOWN_ID if popped else DEAD_ID
+        if self._canonical is not None:
+            npda_state = self._canonical(npda_state)
         key = (npda_state, partial, popped)
         found = self._index.get(key)
         if found is not None:
@@ -74,7 +85,7 @@ class ByteAutomaton:
         self._index[key] = sid
         if sid >= len(self.built):
             grow = len(self.built)
-            self.table = np.concatenate([self.table, np.zeros((grow, 256), dtype=np.int32)])
+            self.table = np.concatenate([self.table, np.full((grow, 256), NOT_COMPUTED, dtype=np.int32)])
             self.built = np.concatenate([self.built, np.zeros(grow, dtype=np.bool_)])
         return sid
 
@@ -85,33 +96,64 @@ class ByteAutomaton:
             for sid in np.unique(missing).tolist():
                 self._build_row(sid)
 
+    def transitions(self, states: npt.NDArray[np.int32], data: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
+        """Return ``table[states, data]``, computing only the missing entries (for walks of a few tokens)."""
+        out = self.table[states, data]
+        missing = np.flatnonzero(out == NOT_COMPUTED)
+        if missing.size:
+            pairs = np.unique(states[missing].astype(np.int64) * 256 + data[missing])
+            for pair in pairs.tolist():
+                sid, byte = divmod(pair, 256)
+                self.table[sid, byte] = self._transition(sid, byte)
+            out[missing] = self.table[states[missing], data[missing]]
+        return out
+
     def step(self, state: int, byte: int) -> int:
-        """Return the byte state after one byte (builds the row if needed)."""
-        if not self.built[state]:
-            self._build_row(state)
-        return int(self.table[state, byte])
+        """Return the byte state after one byte."""
+        found = int(self.table[state, byte])
+        if found == NOT_COMPUTED:
+            found = self._transition(state, byte)
+            self.table[state, byte] = found
+        return found
+
+    def _transition(self, sid: int, byte: int) -> int:
+        """Return the state after ``byte`` (one entry of a row; the row builder below does the same in bulk)."""
+        npda = self.npda
+        npda_state, partial, popped = self.keys[sid]
+        if partial is not None:
+            fail = UNKNOWN_ID if popped else DEAD_ID
+            if not 0x80 <= byte <= 0xBF:
+                return fail
+            if partial[2] == 0:
+                target, remaining, _ = partial
+                if remaining == 1:
+                    return self.state(target, None, popped)
+                return self.state(npda_state, (target, remaining - 1, 0), popped)
+            nxt, grown = step_byte(npda, npda_state, partial, byte)
+            if grown is not None and nxt != DEAD:
+                grown = self._collapse(npda_state, grown)
+            return self.state(nxt, grown, popped)
+        popped_next = popped or SENTINEL in npda.state_stacks[npda_state][:2]
+        if byte < 0x80:
+            return self.state(npda.step_char(npda_state, byte), None, popped_next)
+        lead = _LEAD_INDEX.get(byte)
+        if lead is None:
+            return UNKNOWN_ID if popped_next else DEAD_ID
+        _, started, ranges = lead
+        allowed = npda.next_chars(npda_state).allowed
+        if not any(_overlaps(allowed, lo, hi) for lo, hi in ranges):
+            return UNKNOWN_ID if popped_next else DEAD_ID
+        collapsed = started if byte in _NARROWING_LEADS else self._collapse(npda_state, started)
+        return self.state(npda_state, collapsed, popped_next)
 
     def _build_row(self, sid: int) -> None:
         npda = self.npda
         npda_state, partial, popped = self.keys[sid]
         row = np.empty(256, dtype=np.int32)
-        if partial is not None and partial[2] == 0:
-            # Collapsed partial: any continuation byte is valid and leads to the same place.
-            target, remaining, _ = partial
-            row.fill(UNKNOWN_ID if popped else DEAD_ID)
-            nxt = (
-                self.state(target, None, popped)
-                if remaining == 1
-                else self.state(npda_state, (target, remaining - 1, 0), popped)
-            )
-            row[0x80:0xC0] = nxt
-        elif partial is not None:
+        if partial is not None:
             row.fill(UNKNOWN_ID if popped else DEAD_ID)
             for byte in range(0x80, 0xC0):
-                nxt, grown = step_byte(npda, npda_state, partial, byte)
-                if grown is not None and nxt != DEAD:
-                    grown = self._collapse(npda_state, grown)
-                row[byte] = self.state(nxt, grown, popped)
+                row[byte] = self._transition(sid, byte)
         else:
             # Consuming anything after the sentinel was reached means the walk may have left known context.
             popped_next = popped or SENTINEL in npda.state_stacks[npda_state][:2]
@@ -122,23 +164,8 @@ class ByteAutomaton:
                     if nxt != DEAD:
                         row[byte] = self.state(nxt, None, popped_next)
             if allowed and allowed[-1][1] > 0x7F:
-                bounds = self._boundaries(npda_state)
-                region_next: dict[int, int] = {}
-                for byte, started, ranges in _LEADS:
-                    if not any(_overlaps(allowed, lo, hi) for lo, hi in ranges):
-                        continue
-                    partial_out: tuple[int, int, int] = started
-                    if byte not in _NARROWING_LEADS:
-                        low, high = ranges[0]
-                        region = bisect_right(bounds, low)
-                        if region == len(bounds) or bounds[region] > high:
-                            # No class boundary inside: every completion reaches the same state.
-                            reached = region_next.get(region)
-                            if reached is None:
-                                reached = npda.step_char(npda_state, low)
-                                region_next[region] = reached
-                            partial_out = (reached, started[1], 0)
-                    row[byte] = self.state(npda_state, partial_out, popped_next)
+                for byte, _, _ in _LEADS:
+                    row[byte] = self._transition(sid, byte)
         self.table[sid] = row
         self.built[sid] = True
 
@@ -171,7 +198,14 @@ class ByteAutomaton:
         region = bisect_right(bounds, low)
         if region < len(bounds) and bounds[region] <= high:
             return partial
-        return (self.npda.step_char(npda_state, low), partial[1], 0)
+        # Every code point of a region between class boundaries leads to the same state: step once per region.
+        reached = self._region_steps.get((npda_state, region))
+        if reached is None:
+            reached = self.npda.step_char(npda_state, low)
+            if self._canonical is not None and reached != DEAD:
+                reached = self._canonical(reached)
+            self._region_steps[(npda_state, region)] = reached
+        return (reached, partial[1], 0)
 
 
 def _overlaps(ranges: tuple[tuple[int, int], ...], low: int, high: int) -> bool:

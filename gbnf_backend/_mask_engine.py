@@ -39,9 +39,14 @@ __all__ = ["DEFAULT_CONTEXT_DEPTH", "MaskEngine", "VocabIndex", "ids_to_words", 
 
 DEFAULT_CONTEXT_DEPTH = 3
 _STATE_MASK_CACHE_LIMIT = 8192
+#: Above this many tokens, a subset walk (token by token) is slower than a trie walk (shared prefixes).
+_WALK_LIMIT = 4096
+#: Below this many tokens under the live frontier, a trie walk continues in plain Python.
+_SMALL_FRONTIER = 48
 _BOTTOM = -1  # marks a context key that reaches the real bottom of the stack (no sentinel needed)
 
 Words = npt.NDArray[np.uint32]
+_Unit = tuple[tuple[int, int], ...]  # the elements a bounded repetition repeats
 Ids = npt.NDArray[np.int32]
 
 
@@ -118,12 +123,24 @@ class MaskEngine:
         self.grammar = grammar
         self.vocab = vocab
         self.index = index if index is not None else VocabIndex(vocab)
-        self.npda: NPDA = grammar.automaton
-        self.bytes = ByteAutomaton(self.npda)
+        # The engine's automaton is the grammar's rules plus one synthetic loop per repeated unit (appended, so
+        # every grammar position keeps its number); the matcher steps with this automaton.
+        units, _ = self._plan_chains()
+        rules = list(grammar.rules)
+        loops: dict[tuple[tuple[int, int], ...], int] = {}
+        for unit in units:
+            loops[unit] = len(rules)
+            rules.append((*unit, (ElementType.RULE_REF, len(rules)), (ElementType.ALT, 0), (ElementType.END, 0)))
+        self.npda: NPDA = (
+            grammar.automaton
+            if not loops
+            else NPDA(rules, grammar.root_id, nullable=[*grammar.nullable, *([True] * len(loops))])
+        )
+        self.bytes = ByteAutomaton(self.npda, self.canonical_state)
         self.context_depth = context_depth
         self._keys: dict[tuple[int, ...], _KeyResult] = {}
         self._state_masks: dict[tuple[int, Partial], Words] = {}
-        self._canonical = self._chain_canonicalisation()
+        self._canonical = self._chain_canonicalisation(loops)
         self._representative = self._position_classes()
         # Representative position of a short link -> (repetitions left, representative of its relaxed twin).
         self._short_positions: dict[int, tuple[int, int]] = {}
@@ -144,16 +161,9 @@ class MaskEngine:
         )
 
     # ---- canonical positions ---------------------------------------------------------------------------------
-    def _chain_canonicalisation(self) -> dict[int, int]:
-        """Map every link of every repetition chain to one representative per (repeated unit, repetitions left).
-
-        Links of chains that repeat the same elements and have the same number of repetitions left are
-        structurally identical; and a link with more repetitions left than any token has bytes behaves, for one
-        token, like every other such link. So link k of a chain of n links maps to the link of the longest chain
-        of that unit with ``min(n - k, threshold)`` repetitions left.
-        """
+    def _plan_chains(self) -> tuple[list[_Unit], dict[_Unit, tuple[int, ...]]]:
+        """Return the repeated units that get a synthetic loop rule, and the longest chain of each unit."""
         grammar = self.grammar
-        threshold = self.vocab.max_len + 2
         longest: dict[tuple[tuple[int, int], ...], tuple[int, ...]] = {}
         for chain in grammar.chains:
             if all(k == ElementType.RULE_REF and grammar.nullable[v] for k, v in chain.unit):
@@ -161,26 +171,37 @@ class MaskEngine:
             unit = tuple(chain.unit)
             if len(chain.rule_ids) > len(longest.get(unit, ())):
                 longest[unit] = chain.rule_ids
+        return list(longest), longest
+
+    def _chain_canonicalisation(self, loops: dict[tuple[tuple[int, int], ...], int]) -> dict[int, int]:
+        """Map every link of every repetition chain to a representative (repeated unit, repetitions left).
+
+        A link with at least ``threshold`` repetitions left behaves, for one token, like the unit's synthetic
+        unbounded loop ``loop ::= unit loop |`` (a token is shorter than that many units), so it maps to the loop;
+        walks from the loop return to the same state after every unit. Links with fewer left map to the link of
+        the unit's longest chain with the same number left (structurally identical), and remember the loop as
+        their relaxed twin (see :meth:`_relax`).
+        """
+        threshold = self.vocab.max_len + 2
+        _, longest = self._plan_chains()
         mapping: dict[int, int] = {}
-        for chain in grammar.chains:
-            links = longest.get(tuple(chain.unit))
+        self._short_links: dict[int, tuple[int, int]] = {}
+        for chain in self.grammar.chains:
+            unit = tuple(chain.unit)
+            links = longest.get(unit)
             if links is None:
                 continue
+            loop = loops[unit]
             n, m = len(chain.rule_ids), len(links)
             for k, rule in enumerate(chain.rule_ids):
-                left = min(n - k, threshold, m)
-                target = links[m - left]
+                left = n - k
+                target = loop if left >= threshold else links[m - left]
                 if target != rule:
                     mapping[rule] = target
-        # Canonical links with fewer repetitions left than the threshold, and their fully relaxed twin.
-        self._short_links: dict[int, tuple[int, int]] = {}
-        for links in longest.values():
+        for unit, links in longest.items():
             m = len(links)
-            if m < threshold:
-                continue
-            relaxed = links[m - threshold]
-            for left in range(1, threshold):
-                self._short_links[links[m - left]] = (left, relaxed)
+            for left in range(1, min(m, threshold - 1) + 1):
+                self._short_links[links[m - left]] = (left, loops[unit])
         return mapping
 
     def _position_classes(self) -> list[int]:
@@ -294,6 +315,11 @@ class MaskEngine:
             prefix = self._key_result(key[:2])
             if prefix.unknown.size == 0:
                 result = prefix
+            elif prefix.unknown.size > _WALK_LIMIT:
+                # Walking many tokens one by one costs more than a trie walk that shares their prefixes.
+                accepted, unknown = self._classify(start)
+                result = _KeyResult(ids_to_words(accepted, self.index.size), unknown)
+                self.stats["key_classifications"] += 1
             else:
                 states = self.walk_states(start, prefix.unknown)
                 accepted = prefix.unknown[states >= FIRST_LIVE_ID]
@@ -347,14 +373,25 @@ class MaskEngine:
         return self.bytes.state(npda.intern_state((node,)))
 
     def _classify(self, start: int) -> tuple[Ids, Ids]:
-        """Walk every token from byte state ``start``; return (accepted ids, unknown ids). Cost ∝ live trie nodes."""
+        """Walk every token from byte state ``start``; return (accepted ids, unknown ids). Cost ∝ live trie nodes.
+
+        Depth by depth with numpy while the live frontier is large; once only a few tokens remain below it, the
+        rest of the walk is a plain loop (numpy's per-call overhead would dominate).
+        """
         vocab, index, automaton = self.vocab, self.index, self.bytes
         alive_nodes = np.zeros(1, dtype=np.int64)
         alive_states = np.array([start], dtype=np.int32)
         accepted_nodes: list[npt.NDArray[np.int64]] = []
         unknown_nodes: list[npt.NDArray[np.int64]] = []
         trie_byte = vocab.trie_byte
+        lex_start, lex_end = vocab.trie_lex_start, vocab.trie_lex_end
         while alive_nodes.size:
+            below = int((lex_end[alive_nodes] - lex_start[alive_nodes]).sum())
+            if below <= _SMALL_FRONTIER:
+                small_accepted, small_unknown = self._classify_small(alive_nodes.tolist(), alive_states.tolist())
+                accepted_nodes.append(np.array(small_accepted, dtype=np.int64))
+                unknown_nodes.append(np.array(small_unknown, dtype=np.int64))
+                break
             starts = index.child_start[alive_nodes]
             counts = index.child_end[alive_nodes] - starts
             total = int(counts.sum())
@@ -380,6 +417,24 @@ class MaskEngine:
         unknown_tokens = self._tokens_below(np.concatenate(unknown_nodes)) if unknown_nodes else np.zeros(0, np.int32)
         return accepted_tokens.astype(np.int32), unknown_tokens
 
+    def _classify_small(self, nodes: list[int], states: list[int]) -> tuple[list[int], list[int]]:
+        """Finish a trie walk below a few live nodes with a plain loop; return (live nodes, unknown nodes)."""
+        index, automaton, trie_byte = self.index, self.bytes, self.vocab.trie_byte
+        child_start, child_end = index.child_start, index.child_end
+        accepted: list[int] = []
+        unknown: list[int] = []
+        work = list(zip(nodes, states, strict=True))
+        while work:
+            node, state = work.pop()
+            for child in range(int(child_start[node]), int(child_end[node])):
+                nxt = automaton.step(state, int(trie_byte[child]))
+                if nxt >= FIRST_LIVE_ID:
+                    accepted.append(child)
+                    work.append((child, nxt))
+                elif nxt == UNKNOWN_ID:
+                    unknown.append(child)
+        return accepted, unknown
+
     def _tokens_below(self, nodes: npt.NDArray[np.int64]) -> Ids:
         vocab = self.vocab
         lows = vocab.trie_lex_start[nodes].astype(np.int64)
@@ -404,9 +459,7 @@ class MaskEngine:
             active = np.flatnonzero((lengths > column) & (states >= FIRST_LIVE_ID))
             if not active.size:
                 break
-            current = states[active]
-            automaton.ensure_rows(current)
-            states[active] = automaton.table[current, matrix[rows[active], column]]
+            states[active] = automaton.transitions(states[active], matrix[rows[active], column])
         return states
 
     # ---- masks for real states ---------------------------------------------------------------------------------
@@ -457,6 +510,10 @@ class MaskEngine:
             candidates = np.unique(np.concatenate(unknown_parts))
             already = (words[candidates >> 5] >> (candidates & 31).astype(np.uint32)) & 1
             candidates = candidates[already == 0]
+            if candidates.size > _WALK_LIMIT:
+                accepted, _ = self._classify(self.bytes.state(npda_state))
+                words |= ids_to_words(accepted, index.size)  # exact for every text token from the real state
+                candidates = candidates[:0]
             if candidates.size:
                 self.stats["unknown_checked"] += int(candidates.size)
                 ok = candidates[self.walk_tokens(self.bytes.state(npda_state), candidates)]

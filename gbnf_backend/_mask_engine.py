@@ -35,7 +35,15 @@ if TYPE_CHECKING:
     from .grammar import Grammar
     from .vocab import Vocabulary
 
-__all__ = ["DEFAULT_CONTEXT_DEPTH", "MaskEngine", "VocabIndex", "ids_to_words", "words_for"]
+__all__ = [
+    "DEFAULT_CONTEXT_DEPTH",
+    "MaskEngine",
+    "VocabIndex",
+    "ids_to_words",
+    "tokens_below",
+    "trie_children",
+    "words_for",
+]
 
 DEFAULT_CONTEXT_DEPTH = 3
 _STATE_MASK_CACHE_LIMIT = 8192
@@ -60,6 +68,26 @@ def ids_to_words(ids: npt.NDArray[np.integer], size: int) -> Words:
     flags = np.zeros(words_for(size) * 32, dtype=np.bool_)
     flags[ids] = True
     return np.packbits(flags, bitorder="little").view("<u4").astype(np.uint32, copy=False)
+
+
+def trie_children(
+    index: VocabIndex, nodes: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Return (children of ``nodes`` concatenated, how many each node has); O(number of children)."""
+    starts = index.child_start[nodes]
+    counts = index.child_end[nodes] - starts
+    total = int(counts.sum())
+    children = np.arange(total, dtype=np.int64) + np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    return children, counts
+
+
+def tokens_below(vocab: Vocabulary, nodes: npt.NDArray[np.int64]) -> Ids:
+    """Return the ids of every token at or below the trie ``nodes`` (their lexicographic ranges)."""
+    lows = vocab.trie_lex_start[nodes].astype(np.int64)
+    counts = vocab.trie_lex_end[nodes].astype(np.int64) - lows
+    positions = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(lows - (np.cumsum(counts) - counts), counts)
+    tokens: Ids = vocab.lex_order[positions].astype(np.int32)
+    return tokens
 
 
 class VocabIndex:
@@ -392,13 +420,9 @@ class MaskEngine:
                 accepted_nodes.append(np.array(small_accepted, dtype=np.int64))
                 unknown_nodes.append(np.array(small_unknown, dtype=np.int64))
                 break
-            starts = index.child_start[alive_nodes]
-            counts = index.child_end[alive_nodes] - starts
-            total = int(counts.sum())
-            if total == 0:
+            children, counts = trie_children(index, alive_nodes)
+            if not children.size:
                 break
-            offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts)
-            children = np.arange(total, dtype=np.int64) + offsets
             parent_states = np.repeat(alive_states, counts)
             automaton.ensure_rows(alive_states)
             states = automaton.table[parent_states, trie_byte[children]]
@@ -414,7 +438,7 @@ class MaskEngine:
         if index.duplicate_nodes.size and accepted_nodes:
             extra = np.isin(index.duplicate_nodes, np.concatenate(accepted_nodes))
             accepted_tokens = np.concatenate([accepted_tokens, index.duplicate_tokens[extra]])
-        unknown_tokens = self._tokens_below(np.concatenate(unknown_nodes)) if unknown_nodes else np.zeros(0, np.int32)
+        unknown_tokens = tokens_below(vocab, np.concatenate(unknown_nodes)) if unknown_nodes else np.zeros(0, np.int32)
         return accepted_tokens.astype(np.int32), unknown_tokens
 
     def _classify_small(self, nodes: list[int], states: list[int]) -> tuple[list[int], list[int]]:
@@ -434,15 +458,6 @@ class MaskEngine:
                 elif nxt == UNKNOWN_ID:
                     unknown.append(child)
         return accepted, unknown
-
-    def _tokens_below(self, nodes: npt.NDArray[np.int64]) -> Ids:
-        vocab = self.vocab
-        lows = vocab.trie_lex_start[nodes].astype(np.int64)
-        counts = vocab.trie_lex_end[nodes].astype(np.int64) - lows
-        total = int(counts.sum())
-        positions = np.arange(total, dtype=np.int64) + np.repeat(lows - (np.cumsum(counts) - counts), counts)
-        tokens: Ids = vocab.lex_order[positions].astype(np.int32)
-        return tokens
 
     def walk_tokens(self, start: int, token_ids: Ids) -> npt.NDArray[np.bool_]:
         """Return, per token, whether it keeps byte state ``start`` alive (vectorised over the subset)."""

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import regex
 
-from ._mask_engine import MaskEngine, VocabIndex, ids_to_words
+from ._mask_engine import MaskEngine, VocabIndex, ids_to_words, tokens_below, trie_children
 from ._npda import DEAD, NextChars
 from ._utf8 import Partial, feed_bytes
 from .errors import PegchatError
@@ -207,25 +207,16 @@ class GrammarMatcher:
         alive_nodes = np.zeros(1, dtype=np.int64)
         alive_states = np.array([scan_state], dtype=np.int32)
         while alive_nodes.size:
-            starts = index.child_start[alive_nodes]
-            counts = index.child_end[alive_nodes] - starts
-            total = int(counts.sum())
-            if total == 0:
+            children, counts = trie_children(index, alive_nodes)
+            if not children.size:
                 break
-            children = np.arange(total, dtype=np.int64) + np.repeat(starts - (np.cumsum(counts) - counts), counts)
             states = scanner.table[np.repeat(alive_states, counts), vocab.trie_byte[children]]
             fired = scanner.match_length[states] > 0
             if fired.any():
                 fired_nodes.append(children[fired])
             alive_nodes, alive_states = children[~fired], states[~fired]
         if fired_nodes:
-            nodes = np.concatenate(fired_nodes)
-            lows = vocab.trie_lex_start[nodes].astype(np.int64)
-            counts = vocab.trie_lex_end[nodes].astype(np.int64) - lows
-            positions = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(
-                lows - (np.cumsum(counts) - counts), counts
-            )
-            out.extend(int(t) for t in vocab.lex_order[positions])
+            out.extend(tokens_below(vocab, np.concatenate(fired_nodes)).tolist())
         return out
 
     # ---- accepting ---------------------------------------------------------------------------------------------

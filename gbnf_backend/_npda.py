@@ -94,48 +94,45 @@ class NPDA:
         self.rule_of_position: list[int] = []
         self.alt_starts: list[tuple[int, ...]] = []
         self.rule_start: list[int] = []
+        alt, end = int(_E.ALT), int(_E.END)
         for sid, rule in enumerate(rules):
             base = len(kinds)
             self.rule_start.append(base)
-            starts = [base]
-            for i, (kind, value) in enumerate(rule):
-                kinds.append(int(kind))
-                values.append(value)
-                self.rule_of_position.append(sid)
-                if kind == _E.ALT:
-                    starts.append(base + i + 1)
-            self.alt_starts.append(tuple(starts))
+            rule_kinds = [int(kind) for kind, _ in rule]
+            kinds.extend(rule_kinds)
+            values.extend(value for _, value in rule)
+            self.rule_of_position.extend([sid] * len(rule_kinds))
+            self.alt_starts.append((base, *(base + i + 1 for i, kind in enumerate(rule_kinds) if kind == alt)))
         self.kind = kinds
         self.value = values
         # Whether the rest of an alternative from each position can match nothing (right-to-left per rule).
-        self.nullable_from = [False] * len(kinds)
+        nullable_from = [False] * len(kinds)
+        rule_ref, rule_nullable = int(_E.RULE_REF), self.rule_nullable
         for q in range(len(kinds) - 1, -1, -1):
             kind = kinds[q]
-            if kind in _END_KINDS:
-                self.nullable_from[q] = True
-            elif kind == _E.RULE_REF:
-                self.nullable_from[q] = self.rule_nullable[values[q]] and self.nullable_from[q + 1]
+            if kind in (end, alt):
+                nullable_from[q] = True
+            elif kind == rule_ref:
+                nullable_from[q] = rule_nullable[values[q]] and nullable_from[q + 1]
+        self.nullable_from = nullable_from
         # Terminal data per position (only meaningful where a class or token starts).
         self.next_position: dict[int, int] = {}
         self.ascii_bits: dict[int, int] = {}
         self.negated: dict[int, bool] = {}
         self.ranges: dict[int, tuple[tuple[int, int], ...]] = {}
         self._range_lows: dict[int, tuple[int, ...]] = {}
+        class_starts = (int(_E.CHAR), int(_E.CHAR_NOT), int(_E.CHAR_ANY))
+        token_kinds = _TOKEN_KINDS
         for sid, rule in enumerate(rules):
             base = self.rule_start[sid]
             rule_t = tuple(rule)
-            i = 0
-            while i < len(rule_t):
-                kind = rule_t[i][0]
-                if kind in (_E.CHAR, _E.CHAR_NOT, _E.CHAR_ANY):
-                    end = char_run_end(rule_t, i) if kind != _E.CHAR_ANY else i + 1
+            for i, (kind, _) in enumerate(rule_t):
+                if kind in class_starts:
+                    end_i = char_run_end(rule_t, i) if kind != _E.CHAR_ANY else i + 1
                     negated, ranges = class_ranges(rule_t, i)
-                    self._add_class(base + i, base + end, negated, ranges)
-                    i = end
-                    continue
-                if kind in (_E.TOKEN, _E.TOKEN_NOT):
+                    self._add_class(base + i, base + end_i, negated, ranges)
+                elif kind in token_kinds:
                     self._add_class(base + i, base + i + 1, False, ())
-                i += 1
         # Graph-structured stack.
         self.node_position: list[int] = [-1, -1]
         self.node_parent: list[int] = [-1, -1]

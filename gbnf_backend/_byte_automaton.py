@@ -135,6 +135,8 @@ class ByteAutomaton:
             return self.state(nxt, grown, popped)
         popped_next = popped or SENTINEL in npda.state_stacks[npda_state][:2]
         if byte < 0x80:
+            if not (npda.ascii_union(npda_state) >> byte) & 1:
+                return UNKNOWN_ID if popped_next else DEAD_ID
             return self.state(npda.step_char(npda_state, byte), None, popped_next)
         lead = _LEAD_INDEX.get(byte)
         if lead is None:

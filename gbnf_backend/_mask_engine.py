@@ -49,6 +49,8 @@ DEFAULT_CONTEXT_DEPTH = 3
 _STATE_MASK_CACHE_LIMIT = 8192
 #: Above this many tokens, a subset walk (token by token) is slower than a trie walk (shared prefixes).
 _WALK_LIMIT = 4096
+#: A state asked for more than this many bytes in one trie level gets its whole transition row built.
+_DENSE_STATE = 24
 #: Below this many tokens under the live frontier, a trie walk continues in plain Python.
 _SMALL_FRONTIER = 48
 _BOTTOM = -1  # marks a context key that reaches the real bottom of the stack (no sentinel needed)
@@ -424,8 +426,12 @@ class MaskEngine:
             if not children.size:
                 break
             parent_states = np.repeat(alive_states, counts)
-            automaton.ensure_rows(alive_states)
-            states = automaton.table[parent_states, trie_byte[children]]
+            # A state that must answer many bytes gets its whole row (built in bulk, cheap per entry); the others
+            # compute only the entries needed.
+            dense = alive_states[counts > _DENSE_STATE]
+            if dense.size:
+                automaton.ensure_rows(dense)
+            states = automaton.transitions(parent_states, trie_byte[children])
             live = states >= FIRST_LIVE_ID
             unknown = states == UNKNOWN_ID
             if unknown.any():

@@ -144,6 +144,7 @@ class NPDA:
         self._state_index: dict[frozenset[int], int] = {}
         self._char_steps: list[dict[int, int]] = []
         self._next_chars: dict[int, NextChars] = {}
+        self._ascii_unions: dict[int, int] = {}
         root_stacks: dict[int, None] = {}
         for start in self.alt_starts[root]:
             for stack in self.closure(self.push(start, EMPTY)):
@@ -348,6 +349,17 @@ class NPDA:
         result = self.intern_state(out)
         steps[code_point] = result
         return result
+
+    def ascii_union(self, state: int) -> int:
+        """Return a 128-bit set of the ASCII code points some stack of ``state`` accepts (cached)."""
+        found = self._ascii_unions.get(state)
+        if found is None:
+            found = 0
+            for stack in self.state_stacks[state]:
+                if stack > SENTINEL:
+                    found |= self.ascii_bits[self.node_position[stack]]
+            self._ascii_unions[state] = found
+        return found
 
     def ascii_row(self, state: int) -> list[int]:
         """Return the states after each ASCII code point 0..127 (DEAD where refused), filling the step cache.

@@ -185,7 +185,9 @@ class MaskEngine:
         self._canonical_nodes: dict[int, int] = {EMPTY: EMPTY, SENTINEL: SENTINEL}
         self._canonical_states: dict[int, int] = {}
         #: Per trigger tuple: (awaiting masks by scanner state, firing tokens by scanner state); see matcher.py.
-        self.trigger_caches: dict[tuple[Any, ...], tuple[dict[int, Words], dict[int, list[int]]]] = {}
+        self.trigger_caches: dict[
+            tuple[Any, ...], tuple[dict[int, Words], dict[int, list[int]], dict[int, list[int]]]
+        ] = {}
         self.stats = dict.fromkeys(
             ("key_classifications", "key_refinements", "state_masks", "state_mask_hits", "unknown_checked"), 0
         )

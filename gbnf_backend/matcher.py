@@ -30,7 +30,7 @@ from ._npda import DEAD, NextChars
 from ._utf8 import Partial, feed_bytes
 from .errors import PegchatError
 from .grammar import Grammar
-from .triggers import Trigger, WordScanner
+from .triggers import Trigger, WordScanner, pattern_anchors
 from .vocab import Vocabulary
 
 __all__ = ["GrammarMatcher", "compile_grammar"]
@@ -63,7 +63,8 @@ class _State:
     npda_state: int
     partial: Partial
     awaiting: bool
-    scan_state: int  # Aho-Corasick state over the bytes generated while awaiting
+    scan_state: int  # Aho-Corasick state over the bytes generated while awaiting (word triggers)
+    anchor_state: int  # the same for the anchor literals of pattern triggers
     buffer: bytes  # bytes generated while awaiting (for pattern triggers and trigger text)
     terminated: bool
 
@@ -94,11 +95,21 @@ class GrammarMatcher:
             (t, regex.compile(str(t.value))) for t in self.triggers if t.type in ("pattern", "pattern_full")
         ]
         self._trigger_tokens = frozenset(int(t.value) for t in self.triggers if t.type == "token")
+        anchors = [pattern_anchors(str(t.value)) for t, _ in self._patterns]
+        #: With anchors for every pattern, masks while awaiting are exact and patterns run only when an anchor
+        #: completes; otherwise (a pattern without a literal end) every token is allowed while awaiting.
+        self.patterns_exact = all(a is not None for a in anchors)
+        self._anchor_scanner = (
+            WordScanner(sorted({word for found in anchors if found for word in found}))
+            if self._patterns and self.patterns_exact
+            else None
+        )
         self._max_history = max(16, max_rollback_tokens)
         # Shared by every matcher with the same grammar, vocabulary and triggers.
-        shared = self.engine.trigger_caches.setdefault(self.triggers, ({}, {}))
+        shared = self.engine.trigger_caches.setdefault(self.triggers, ({}, {}, {}))
         self._awaiting_masks: dict[int, npt.NDArray[np.uint32]] = shared[0]
         self._firing: dict[int, list[int]] = shared[1]
+        self._anchor_firing: dict[int, list[int]] = shared[2]
         self.error: str | None = None
         self.reset()
 
@@ -106,7 +117,7 @@ class GrammarMatcher:
     def reset(self) -> None:
         """Return to the initial state (awaiting a trigger, if lazy) and clear the error and the history."""
         npda = self.engine.npda
-        self._state = _State(npda.initial, None, self.lazy, 0, b"", False)
+        self._state = _State(npda.initial, None, self.lazy, 0, 0, b"", False)
         self._history: list[_State] = []
         self.error = None
 
@@ -173,22 +184,29 @@ class GrammarMatcher:
             return index.eos_words
 
     def _awaiting_mask(self) -> npt.NDArray[np.uint32]:
-        """All tokens, minus those that fire a word/token trigger and break the grammar at once (cached)."""
+        """All tokens, minus those that would fire a trigger and break the grammar at once.
+
+        The tokens that can fire are found for all tokens at once by walking the trie through the Aho–Corasick
+        automata of the trigger words and of the patterns' anchors (cached per automaton state); only those few are
+        tried exactly. Without pattern triggers the whole mask is cached per scanner state.
+        """
         state = self._state
         index = self.engine.index
-        if self._scanner is None and not self._trigger_tokens:
+        if self._patterns and not self.patterns_exact:
+            return index.all_words  # documented fallback: a pattern without a literal end
+        if self._scanner is None and self._anchor_scanner is None and not self._trigger_tokens:
             return index.all_words
-        # Without pattern triggers the answer depends only on the scanner state (which word prefix we are in).
         cacheable = not self._patterns
         if cacheable:
             found = self._awaiting_masks.get(state.scan_state)
             if found is not None:
                 return found
-        firing = self._firing.get(state.scan_state)
-        if firing is None:
-            firing = self._firing_tokens(state.scan_state)
-            self._firing[state.scan_state] = firing
-        bad = [t for t in firing if not self._trial(state, t)[0]]
+        candidates = self._cached_firing(self._firing, self._scanner, state.scan_state, with_tokens=True)
+        if self._anchor_scanner is not None:
+            candidates = candidates + self._cached_firing(
+                self._anchor_firing, self._anchor_scanner, state.anchor_state, with_tokens=False
+            )
+        bad = [t for t in dict.fromkeys(candidates) if not self._trial(state, t)[0]]
         words = index.all_words.copy()
         if bad:
             words &= ~ids_to_words(np.array(bad, dtype=np.int64), index.size)
@@ -196,10 +214,18 @@ class GrammarMatcher:
             self._awaiting_masks[state.scan_state] = words
         return words
 
-    def _firing_tokens(self, scan_state: int) -> list[int]:
-        """Return the token ids that would complete a word trigger (or are trigger tokens) from ``scan_state``."""
-        out = [t for t in self._trigger_tokens if t < self.vocab.size]
-        scanner = self._scanner
+    def _cached_firing(
+        self, cache: dict[int, list[int]], scanner: WordScanner | None, scan_state: int, *, with_tokens: bool
+    ) -> list[int]:
+        found = cache.get(scan_state)
+        if found is None:
+            found = self._firing_tokens(scanner, scan_state, with_tokens=with_tokens)
+            cache[scan_state] = found
+        return found
+
+    def _firing_tokens(self, scanner: WordScanner | None, scan_state: int, *, with_tokens: bool) -> list[int]:
+        """Return the tokens that complete a word of ``scanner`` from ``scan_state`` (plus trigger tokens)."""
+        out = [t for t in self._trigger_tokens if t < self.vocab.size] if with_tokens else []
         if scanner is None:
             return out
         vocab, index = self.vocab, self.engine.index
@@ -316,15 +342,20 @@ class GrammarMatcher:
             return nxt != DEAD, replace(state, npda_state=nxt, partial=partial)
         buffer = state.buffer + data
         start: int | None = None
-        scan_state = state.scan_state
+        scan_state, anchor_state = state.scan_state, state.anchor_state
         if self._scanner is not None:
             scan_state, end = self._scanner.feed(scan_state, data)
             if end is not None:
                 absolute_end = len(state.buffer) + end
                 start = absolute_end - int(self._scanner.match_length[scan_state])
-        start = self._pattern_start(buffer, len(state.buffer), start)
+        run_patterns = bool(self._patterns)
+        if self._anchor_scanner is not None:
+            # A pattern can only start to match where one of its anchors ends: skip the regex otherwise.
+            anchor_state, run_patterns = self._anchor_scanner.scan(anchor_state, data)
+        if run_patterns:
+            start = self._pattern_start(buffer, len(state.buffer), start)
         if start is None:
-            return True, replace(state, buffer=buffer, scan_state=scan_state)
+            return True, replace(state, buffer=buffer, scan_state=scan_state, anchor_state=anchor_state)
         nxt, partial = feed_bytes(npda, npda.initial, None, buffer[start:])
         return nxt != DEAD, replace(state, awaiting=False, npda_state=nxt, partial=partial, buffer=b"")
 

@@ -16,15 +16,16 @@ mask layer find, for all tokens at once, the ones that would complete a word.
 
 from __future__ import annotations
 
+import importlib
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import regex
 
-__all__ = ["Trigger", "WordScanner"]
+__all__ = ["Trigger", "WordScanner", "pattern_anchors"]
 
 TriggerKind = Literal["word", "pattern", "pattern_full", "token"]
 
@@ -74,6 +75,50 @@ def _compile(pattern: str) -> regex.Pattern[str]:
         raise ValueError(f"invalid trigger pattern {pattern!r}: {error}") from error
 
 
+def pattern_anchors(pattern: str) -> tuple[str, ...] | None:
+    """Return literals one of which must end exactly where any match of ``pattern`` can first end, or None.
+
+    A trigger pattern usually ends with a marker (``...(<tool_call>)[\\s\\S]*``): after dropping trailing parts that
+    can match nothing, the match ends with a literal or a group of literal alternatives, so it can only start to
+    exist when one of those literals is completed. Then only tokens that complete such an *anchor* can fire the
+    pattern, and the (costly, whole-buffer) regex needs to run only then. Returns None when the pattern does not end
+    that way (a trailing look-around, a class, …); callers then fall back to running the regex on every token.
+    """
+    try:
+        # CPython's own regex parser (private, stable in practice); imported by name to keep type checkers quiet.
+        parsed = importlib.import_module("re._parser").parse(pattern)
+    except Exception:  # syntax only the `regex` module knows: no anchors, fall back
+        return None
+    anchors = _suffix_anchors(list(parsed))
+    return tuple(sorted(anchors)) if anchors else None
+
+
+def _suffix_anchors(items: list[Any]) -> set[str] | None:
+    c = importlib.import_module("re._constants")
+
+    while items and items[-1][0] in (c.MAX_REPEAT, c.MIN_REPEAT) and items[-1][1][0] == 0:
+        items.pop()  # may match nothing: cannot delay the end of a match
+    if not items:
+        return None
+    run: list[str] = []
+    while items and items[-1][0] == c.LITERAL:
+        run.append(chr(items.pop()[1]))
+    if run:
+        return {"".join(reversed(run))}
+    kind, value = items[-1]
+    if kind == c.SUBPATTERN:
+        return _suffix_anchors(list(value[-1]))
+    if kind == c.BRANCH:
+        out: set[str] = set()
+        for branch in value[1]:
+            found = _suffix_anchors(list(branch))
+            if not found:
+                return None
+            out |= found
+        return out
+    return None
+
+
 class WordScanner:
     """An Aho–Corasick automaton over the UTF-8 bytes of the word triggers.
 
@@ -118,6 +163,15 @@ class WordScanner:
         self.table: npt.NDArray[np.int32] = table
         self.match_length = np.array(ends, dtype=np.int32)
         self.depth = depth
+
+    def scan(self, state: int, data: bytes) -> tuple[int, bool]:
+        """Return ``(state after all of data, whether some word was completed inside data)``."""
+        table, lengths = self.table, self.match_length
+        completed = False
+        for byte in data:
+            state = int(table[state, byte])
+            completed = completed or bool(lengths[state])
+        return state, completed
 
     def feed(self, state: int, data: bytes) -> tuple[int, int | None]:
         """Return ``(state, end)``: ``end`` is the offset in ``data`` just past the first completed word, if any."""

@@ -121,7 +121,7 @@ def test_mask_equals_brute_force_on_the_real_vocabulary() -> None:
     state = matcher._state
     npda = matcher.engine.npda
     nxt, partial = feed_bytes(npda, state.npda_state, None, b"\xc3")
-    matcher._state = type(state)(nxt, partial, False, 0, b"", False)
+    matcher._state = type(state)(nxt, partial, False, 0, 0, b"", False)
     assert (mask_of(matcher) == brute_force(matcher)).all()
 
 
@@ -268,3 +268,65 @@ def test_trigger_validation() -> None:
     with pytest.raises(ValueError):
         Trigger.token(-1)
     assert Trigger.word("<x>").to_json() == {"type": "word", "value": "<x>"}
+
+
+def test_pattern_anchors() -> None:
+    from gbnf_backend.triggers import pattern_anchors
+
+    thinking = r"(?:\s*<think>[\s\S]*?</think>|(?!\s*<think>))[\s\S]*?(<tool_call>|<function=)[\s\S]*"
+    # The parser factors the shared "<" out of the alternatives: anchors are then suffixes (still sound).
+    assert pattern_anchors(thinking) == ("function=", "tool_call>")
+    assert pattern_anchors(r"<\|channel\|>(?:commentary|analysis) to=functions\.") == (" to=functions.",)
+    assert pattern_anchors(r"x\{") == ("x{",)
+    assert pattern_anchors(r"<tool_call>(?=\{)") is None  # a look-ahead may delay the match: no shortcut
+    assert pattern_anchors(r"[a-z]+") is None
+
+
+def _oracle_allowed(matcher: GrammarMatcher, pattern: str, token: int) -> bool:
+    """Independent check: run the regex on buffer + token; if it fires, the grammar must accept the text."""
+    import regex
+
+    vocab = matcher.vocab
+    state = matcher._state
+    if token in vocab.eos_token_ids or token in vocab.special_token_ids:
+        return True
+    buffer = state.buffer + vocab.token_bytes[token]
+    text = buffer.decode("utf-8", errors="surrogateescape")
+    match = regex.fullmatch(pattern, text)
+    if match is None:
+        return True
+    start = len(text[: match.start(1)].encode("utf-8", errors="surrogateescape"))
+    grammar = matcher.grammar
+    return grammar.matches_prefix(buffer[start:].decode("utf-8", errors="replace"))
+
+
+def test_lazy_pattern_full_trigger_masks_are_exact() -> None:
+    pieces = [b"<think>", b"</think>", b"<tool_call>{", b"<tool_call>}", b"ok ", b"<tool", b"_call>", b">{", b">}",
+              b"{", b"}", b'"a"', b":", b"1", b"\n"]  # fmt: skip
+    vocab = Vocabulary.from_tokens(
+        [b"<s>", b"<unk>", b"</s>", *pieces], eos_token_ids=[EOS], special_token_ids=[0, 1, 2]
+    )
+    pattern = r"(?:\s*<think>[\s\S]*?</think>|(?!\s*<think>))[\s\S]*?(<tool_call>)[\s\S]*"
+    matcher = GrammarMatcher(LAZY, vocab, triggers=[Trigger.pattern_full(pattern)])
+    assert matcher.patterns_exact
+    ids = {p: vocab.token_bytes.index(p) for p in pieces}
+    # Inside the reasoning block a tool call does not fire; after it, it does.
+    path = [b"<think>", b"ok ", b"<tool_call>}", b"</think>", b"ok ", b"<tool", b"_call>", b"{", b"}"]
+    for piece in path:
+        mask = mask_of(matcher)
+        if matcher.is_awaiting_trigger():
+            expected = np.array([_oracle_allowed(matcher, pattern, t) for t in range(vocab.size)])
+            assert (mask == expected).all(), piece
+        assert mask[ids[piece]], piece
+        assert matcher.accept_token(ids[piece]), piece
+    assert not matcher.is_awaiting_trigger() and matcher.can_end()
+    # Right after "</think>": a token that completes the marker and breaks the grammar is masked out.
+    fresh = GrammarMatcher(LAZY, vocab, triggers=[Trigger.pattern_full(pattern)])
+    for piece in (b"<think>", b"</think>"):
+        assert fresh.accept_token(ids[piece])
+    mask = mask_of(fresh)
+    assert mask[ids[b"<tool_call>{"]] and not mask[ids[b"<tool_call>}"]]
+    assert not fresh.accept_token(ids[b"<tool_call>}"]) and fresh.accept_token(ids[b"<tool_call>{"])
+    # Inside the reasoning block the same token does not fire, so it is allowed.
+    inside = GrammarMatcher(LAZY, vocab, triggers=[Trigger.pattern_full(pattern)])
+    assert inside.accept_token(ids[b"<think>"]) and mask_of(inside)[ids[b"<tool_call>}"]]

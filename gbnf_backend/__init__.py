@@ -4,7 +4,13 @@ Import from here; the modules below may move.
 """
 
 from ._npda import NPDA, NextChars
-from .bitmask import allocate_token_bitmask, apply_token_bitmask, bitmask_to_bool, sample_with_grammar
+from .bitmask import (
+    allocate_token_bitmask,
+    apply_token_bitmask,
+    bitmask_to_bool,
+    fill_next_token_bitmasks,
+    sample_with_grammar,
+)
 from .errors import GrammarError, MatchLimitError, ParseError, PegchatError, SchemaError
 from .grammar import Grammar
 from .json_schema import SchemaGrammar, SchemaWeakeningWarning, convert_json_schema, json_schema_to_gbnf
@@ -34,6 +40,7 @@ __all__ = [
     "bitmask_to_bool",
     "compile_grammar",
     "convert_json_schema",
+    "fill_next_token_bitmasks",
     "json_schema_to_gbnf",
     "regex_to_gbnf",
     "sample_with_grammar",

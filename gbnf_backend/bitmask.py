@@ -6,7 +6,7 @@ allows token ``32k + j``. Logits may be numpy arrays or torch tensors (torch is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,7 +15,13 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     from .matcher import GrammarMatcher
 
-__all__ = ["allocate_token_bitmask", "apply_token_bitmask", "bitmask_to_bool", "sample_with_grammar"]
+__all__ = [
+    "allocate_token_bitmask",
+    "apply_token_bitmask",
+    "bitmask_to_bool",
+    "fill_next_token_bitmasks",
+    "sample_with_grammar",
+]
 
 
 def allocate_token_bitmask(batch: int, vocab_size: int) -> npt.NDArray[np.int32]:
@@ -23,6 +29,29 @@ def allocate_token_bitmask(batch: int, vocab_size: int) -> npt.NDArray[np.int32]
     if batch < 1 or vocab_size < 1:
         raise ValueError(f"need batch >= 1 and vocab_size >= 1, got {batch} and {vocab_size}")
     return np.full((batch, (vocab_size + 31) // 32), -1, dtype=np.int32)
+
+
+def fill_next_token_bitmasks(
+    matchers: Sequence[GrammarMatcher | None], bitmask: npt.NDArray[np.int32] | None = None
+) -> npt.NDArray[np.int32]:
+    """Fill row ``i`` of ``bitmask`` for ``matchers[i]`` (``None``: an unconstrained row, every token allowed).
+
+    Returns the bitmask (allocated when not given, as wide as the first matcher's vocabulary). This is the call a
+    batching server makes once per decoding step; each row costs what one ``fill_next_token_bitmask`` costs.
+    """
+    first = next((m for m in matchers if m is not None), None)
+    if bitmask is None:
+        if first is None:
+            raise ValueError("pass a bitmask when every row is unconstrained")
+        bitmask = allocate_token_bitmask(len(matchers), first.vocab.size)
+    if bitmask.shape[0] < len(matchers):
+        raise ValueError(f"bitmask has {bitmask.shape[0]} rows for {len(matchers)} matchers")
+    for row, matcher in enumerate(matchers):
+        if matcher is None:
+            bitmask[row].fill(-1)
+        else:
+            matcher.fill_next_token_bitmask(bitmask, row)
+    return bitmask
 
 
 def bitmask_to_bool(bitmask_row: npt.NDArray[np.int32], vocab_size: int) -> npt.NDArray[np.bool_]:

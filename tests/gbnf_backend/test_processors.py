@@ -38,6 +38,22 @@ def test_bitmask_layout_and_numpy_application() -> None:
     assert np.isfinite(batch[0]).all() and np.flatnonzero(np.isfinite(batch[1])).tolist() == [1, 3, 34]
 
 
+def test_batch_fill() -> None:
+    from gbnf_backend import fill_next_token_bitmasks
+
+    v = vocab()
+    first, second = GrammarMatcher(GRAMMAR, v), GrammarMatcher(GRAMMAR, v)
+    assert second.accept_token(v.token_bytes.index(b"["))
+    bitmask = fill_next_token_bitmasks([first, None, second])
+    assert bitmask.shape == (3, 2)
+    assert np.flatnonzero(bitmask_to_bool(bitmask[0], v.size)).tolist() == [v.token_bytes.index(b"[")]
+    assert bitmask_to_bool(bitmask[1], v.size).all()
+    allowed = {v.token_bytes[i] for i in np.flatnonzero(bitmask_to_bool(bitmask[2], v.size))}
+    assert allowed == {b"a", b"b", b"c"}  # "ab" would need "," or "]" after "a"
+    with pytest.raises(ValueError):
+        fill_next_token_bitmasks([first, second], allocate_token_bitmask(1, v.size))
+
+
 def test_check_first_sampling_only_masks_when_needed() -> None:
     v = vocab()
     matcher = GrammarMatcher(GRAMMAR, v)

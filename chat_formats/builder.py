@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from peg import (
+    GrammarWarning,
     Parser,
     atomic,
     choice,
@@ -45,6 +47,7 @@ from peg import json as json_value
 __all__ = [
     "BLOCK",
     "CONTENT",
+    "GAP_MAX",
     "MAX_PERMUTED_ARGS",
     "REASONING",
     "TOOL",
@@ -59,11 +62,13 @@ __all__ = [
     "TOOL_ID",
     "TOOL_NAME",
     "TOOL_OPEN",
+    "ArgsOrderWarning",
     "ToolSpec",
     "ToolsError",
     "XmlMarkers",
     "block",
     "content",
+    "gap",
     "json_tool_call",
     "parse_tools",
     "reasoning",
@@ -100,10 +105,21 @@ TOOL_ARG_NAME = "tool-arg-name"
 TOOL_ARG_STRING_VALUE = "tool-arg-string-value"
 TOOL_ARG_JSON_VALUE = "tool-arg-json-value"
 
+GAP_MAX = 8
+"""The most whitespace :func:`gap` allows between structural markers (real outputs use one to three characters).
+Bounded in the parser and the grammar alike, so a sampler driven by the grammar cannot loop on whitespace."""
+
 MAX_PERMUTED_ARGS = 6
 """Up to this many properties, XML-style arguments are parsed (and constrained) by an automaton over the set of
-arguments already given: any order, each at most once, all required ones present. Beyond it (2^n rules would be
-too many) any sequence of known arguments is accepted and the mapper reports duplicates and missing ones."""
+arguments already given: any order, each at most once, all required ones present (2^n rules: 64 at the limit).
+No compact exact GBNF exists for "any order, each at most once" (context-free grammars of permutations grow
+exponentially), so beyond the limit any sequence of known arguments is accepted — by the parser and the grammar
+alike — the mapper reports duplicates and missing ones, and building the call warns (:class:`ArgsOrderWarning`)."""
+
+
+class ArgsOrderWarning(GrammarWarning):
+    """A tool has more than :data:`MAX_PERMUTED_ARGS` properties: its XML-style arguments are not checked for
+    duplicates or missing required ones by the parser or the grammar (the mapper still reports them)."""
 
 
 class ToolsError(ValueError):
@@ -192,83 +208,67 @@ def schema_is_string(s: Any) -> bool:
 
 
 # --- tags -------------------------------------------------------------------------------------------------------
-def reasoning(p: Parser | str) -> Parser:
-    """Reasoning text (streams)."""
-    return tag(REASONING, p)
+class TagMaker(Protocol):
+    """A tag helper: ``(p, terminator=None) -> Parser``; a ``terminator`` is matched right after ``p``, inside the
+    atomic for atomic helpers (so e.g. a name node exists only once the text after it proves it ended)."""
+
+    def __call__(self, p: Parser | str, terminator: Parser | str | None = None) -> Parser: ...
 
 
-def content(p: Parser | str) -> Parser:
-    """Content text (streams)."""
-    return tag(CONTENT, p)
+def _tagger(name: str, doc: str, *, whole: bool = False) -> TagMaker:
+    """The helper that tags its argument ``name`` (``whole``: atomic too, so it never streams half)."""
+
+    def make(p: Parser | str, terminator: Parser | str | None = None) -> Parser:
+        inner = tag(name, p) if terminator is None else tag(name, p) + terminator
+        return atomic(inner) if whole else inner
+
+    make.__name__ = make.__qualname__ = name.replace("-", "_")
+    make.__doc__ = doc
+    return make
 
 
-def block(p: Parser | str) -> Parser:
-    """A structural unit (e.g. a harmony message with its end marker): once complete, the text it covers counts
-    as consumed even where no other tag covers it (used to decide what unparsed text to return as content)."""
-    return tag(BLOCK, p)
+reasoning = _tagger(REASONING, "Reasoning text (streams).")
+content = _tagger(CONTENT, "Content text (streams).")
+block = _tagger(
+    BLOCK,
+    "A structural unit (e.g. a harmony message with its end marker): once complete, the text it covers counts "
+    "as consumed even where no other tag covers it (used to decide what unparsed text to return as content).",
+)
+tool = _tagger(TOOL, "One tool call (its children give id, name and arguments).")
+tool_open = _tagger(TOOL_OPEN, "The opening marker of a call (atomic).", whole=True)
+tool_close = _tagger(
+    TOOL_CLOSE, "The closing marker of a call (atomic): the call's arguments are complete.", whole=True
+)
+tool_id = _tagger(
+    TOOL_ID,
+    "A call id written by the model (atomic: never streamed half); ``terminator`` as for tool_name.",
+    whole=True,
+)
+tool_name = _tagger(
+    TOOL_NAME,
+    "A tool name (atomic). ``terminator`` (e.g. the closing quote) is matched inside the atomic, so the name "
+    "node exists only once the text after the name proves the name ended. A trailing run of ``chars`` needs no "
+    "terminator: at the end of a partial input it needs more input, so the atomic holds it back.",
+    whole=True,
+)
+tool_args = _tagger(TOOL_ARGS, "JSON arguments text (streams as a prefix of the final JSON).")
+tool_arg = _tagger(TOOL_ARG, "One XML-style argument (name + value).")
+tool_arg_open = _tagger(TOOL_ARG_OPEN, "The opening marker of an argument (atomic).", whole=True)
+tool_arg_close = _tagger(
+    TOOL_ARG_CLOSE, "The closing marker of an argument (atomic): the value is complete.", whole=True
+)
+tool_arg_name = _tagger(
+    TOOL_ARG_NAME, "An argument name (a tag; put it inside tool_arg_open so it is atomic with its markers)."
+)
+tool_arg_string_value = _tagger(TOOL_ARG_STRING_VALUE, "A raw string value (streams; JSON-escaped by the mapper).")
+tool_arg_json_value = _tagger(
+    TOOL_ARG_JSON_VALUE, "A value written as JSON (held back by the mapper until complete, then typed by the schema)."
+)
 
 
-def tool(p: Parser | str) -> Parser:
-    """One tool call (its children give id, name and arguments)."""
-    return tag(TOOL, p)
-
-
-def tool_open(p: Parser | str) -> Parser:
-    """The opening marker of a call (atomic)."""
-    return atomic(tag(TOOL_OPEN, p))
-
-
-def tool_close(p: Parser | str) -> Parser:
-    """The closing marker of a call (atomic): the call's arguments are complete."""
-    return atomic(tag(TOOL_CLOSE, p))
-
-
-def tool_id(p: Parser | str, terminator: Parser | str | None = None) -> Parser:
-    """A call id written by the model (atomic: never streamed half); ``terminator`` as for :func:`tool_name`."""
-    inner = tag(TOOL_ID, p)
-    return atomic(inner + terminator if terminator is not None else inner)
-
-
-def tool_name(p: Parser | str, terminator: Parser | str | None = None) -> Parser:
-    """A tool name (atomic). ``terminator`` (e.g. the closing quote) is matched inside the atomic, so the name
-    node exists only once the text after the name proves the name ended."""
-    inner = tag(TOOL_NAME, p)
-    return atomic(inner + terminator if terminator is not None else inner)
-
-
-def tool_args(p: Parser | str) -> Parser:
-    """JSON arguments text (streams as a prefix of the final JSON)."""
-    return tag(TOOL_ARGS, p)
-
-
-def tool_arg(p: Parser | str) -> Parser:
-    """One XML-style argument (name + value)."""
-    return tag(TOOL_ARG, p)
-
-
-def tool_arg_open(p: Parser | str) -> Parser:
-    """The opening marker of an argument (atomic)."""
-    return atomic(tag(TOOL_ARG_OPEN, p))
-
-
-def tool_arg_close(p: Parser | str) -> Parser:
-    """The closing marker of an argument (atomic): the value is complete."""
-    return atomic(tag(TOOL_ARG_CLOSE, p))
-
-
-def tool_arg_name(p: Parser | str) -> Parser:
-    """An argument name (a tag; put it inside :func:`tool_arg_open` so it is atomic with its markers)."""
-    return tag(TOOL_ARG_NAME, p)
-
-
-def tool_arg_string_value(p: Parser | str) -> Parser:
-    """A raw string value (streams; JSON-escaped by the mapper)."""
-    return tag(TOOL_ARG_STRING_VALUE, p)
-
-
-def tool_arg_json_value(p: Parser | str) -> Parser:
-    """A value written as JSON (held back by the mapper until complete, then typed by the schema)."""
-    return tag(TOOL_ARG_JSON_VALUE, p)
+def gap() -> Parser:
+    """Whitespace between structural markers (calls, arguments, section markers): at most :data:`GAP_MAX`."""
+    return space(GAP_MAX)
 
 
 # --- helpers ----------------------------------------------------------------------------------------------------
@@ -355,7 +355,8 @@ def xml_tool_call(spec: ToolSpec, markers: XmlMarkers = XmlMarkers()) -> Parser:
 
     Arguments may come in any order. With at most :data:`MAX_PERMUTED_ARGS` properties, each is accepted at most
     once and the call can only close once every required one was given (one rule per subset of given
-    arguments); with more, any sequence of known arguments is accepted. Cost O(2^n) rules for n properties.
+    arguments); with more, any sequence of known arguments is accepted and an :class:`ArgsOrderWarning` is
+    issued. Cost O(2^n) rules for n <= MAX_PERMUTED_ARGS properties, O(n) beyond.
     """
     keys = list(spec.properties)
     args = {k: _xml_arg(spec, k, markers) for k in keys}
@@ -363,9 +364,16 @@ def xml_tool_call(spec: ToolSpec, markers: XmlMarkers = XmlMarkers()) -> Parser:
         required = frozenset(k for k in spec.required if k in args)
         body = _arg_subsets(spec.rule, keys, args, required)
     else:
-        body = zero_or_more(space() + choice(*(args[k] for k in sorted(keys, key=lambda k: -len(k)))))
+        warnings.warn(
+            f"tool {spec.name!r} has {len(keys)} properties, more than MAX_PERMUTED_ARGS={MAX_PERMUTED_ARGS}: its "
+            "arguments are accepted in any order and number (duplicates and missing required ones are not "
+            "constrained by the grammar; the mapper reports them)",
+            ArgsOrderWarning,
+            stacklevel=2,
+        )
+        body = zero_or_more(gap() + choice(*(args[k] for k in sorted(keys, key=lambda k: -len(k)))))
     head = tool_open(markers.function_open + tool_name(spec.name) + markers.name_suffix)
-    return rule(spec.rule, tool(head + body + space() + tool_close(markers.function_close)))
+    return rule(spec.rule, tool(head + body + gap() + tool_close(markers.function_close)))
 
 
 def _arg_subsets(base: str, keys: list[str], args: dict[str, Parser], required: frozenset[str]) -> Parser:
@@ -377,7 +385,7 @@ def _arg_subsets(base: str, keys: list[str], args: dict[str, Parser], required: 
     need = sum(1 << keys.index(r) for r in required)
     built: dict[int, Parser] = {full: eps()}
     for mask in range(full - 1, -1, -1):
-        alts = [space() + args[keys[i]] + built[mask | (1 << i)] for i in order if not mask & (1 << i)]
+        alts = [gap() + args[keys[i]] + built[mask | (1 << i)] for i in order if not mask & (1 << i)]
         if mask & need == need:
             alts.append(eps())
         built[mask] = rule(f"{base}-a{mask}", choice(*alts))

@@ -131,7 +131,7 @@ class ChatFormat:
         """Parse a model output. ``partial=True``: the output may continue (what a stream shows at this point).
 
         Never raises for odd output: what does not fit the format is returned as content, with a warning.
-        Cost: linear in ``len(text)`` (one packrat parse; a second one of the prefix if the first failed).
+        Cost: linear in ``len(text)`` (one packrat parse).
         """
         result = self.definition.parser.parse(text, partial=partial)
         return self.to_message(self.map_result(text, result, final=not partial))
@@ -157,15 +157,12 @@ class ChatFormat:
     def fallback(self, text: str, failed: ParseResult, *, final: bool) -> _Fallback:
         """For a failed parse: map the longest prefix that parses (as a partial output) and find its frontier.
 
-        Cost: one more parse of ``text[:position of the failure]``.
+        peg gives a failed result the nodes of that prefix (the path to the furthest failure, closed there as a
+        partial parse would), so no second parse is needed. Cost: mapping those nodes.
         """
         position = failed.end
-        prefix = self.definition.parser.parse(text[:position], partial=True)
-        if prefix.status is Status.FAIL:  # cannot happen for a well-formed definition; stay safe
-            message, edge = MappedMessage(), 0
-        else:
-            message = self._map(prefix, final=final)
-            edge = max(0, frontier(prefix.nodes, len(message.calls)))
+        message = self._map(failed, final=final)
+        edge = max(0, frontier(failed.nodes, len(message.calls)))
         expected = ", ".join(failed.error.expected[:6]) if failed.error is not None else ""
         unknown = self._unknown_tool(text, edge)
         why = (

@@ -21,102 +21,40 @@ Import from here; the underscore modules may change. A chat format, for example:
 
 End-of-input rules (``partial=True``): a literal, JSON value or ``until`` cut off by the end needs more input;
 a cut-off prefix of an ``until`` delimiter is held back (neither text nor marker); a JSON number touching the
-end needs more input; a dangling string escape is left out of the matched text; repetitions, ``space``,
-``chars`` and ``end`` succeed at the end without probing (success in partial mode does not mean complete).
+end needs more input; so does a ``chars`` run that reaches the end and could still grow (its upper bound not
+reached), so ids and digits never stream half; a dangling string escape is left out of the matched text;
+repetitions, ``space`` and ``end`` succeed at the end without probing (success in partial mode does not mean
+complete). ``space(max=n)`` bounds whitespace identically in parser and grammar. A failed parse still has
+``nodes``: those of the longest prefix that parsed (see :class:`ParseResult`).
 ``atomic(p)`` produces no nodes while ``p`` is incomplete (use it for names and markers). On a final parse,
 ``until`` without its delimiter matches the rest (``strict=True`` fails instead).
 
 Rule names: user names are sanitised to ``[A-Za-z0-9-]`` and may not contain ``--`` or be ``root``/``space``;
 every generated GBNF rule contains ``--`` (``json--value``, ``peg--space``, ``tool-call--until-1``, schema
-rules prefixed ``schema-``). Exactness limits of the grammar are listed in :mod:`peg.gbnf`.
+rules prefixed ``schema-``). Exactness limits of the grammar are listed in :mod:`peg.gbnf`; look-aheads
+(``peek``/``negate``) have no GBNF form and warn (:class:`GrammarWarning`) unless built with ``implied=True``.
 """
 
+from . import combinators
 from ._nodes import Parser
 from .ast import AstNode, ParseResult, Status
-from .combinators import (
-    any_char,
-    atomic,
-    chars,
-    choice,
-    end,
-    eps,
-    json,
-    json_array,
-    json_bool,
-    json_member,
-    json_null,
-    json_number,
-    json_object,
-    json_string,
-    json_string_content,
-    literal,
-    negate,
-    one_or_more,
-    optional,
-    peek,
-    ref,
-    repeat,
-    rest,
-    rule,
-    sanitize_rule_name,
-    schema,
-    sequence,
-    space,
-    start,
-    tag,
-    trigger_rule,
-    until,
-    until_one_of,
-    zero_or_more,
-)
-from .gbnf import LazyGrammar, lazy_grammar, to_gbnf, trigger_words
+from .combinators import *  # noqa: F403  (the combinator DSL: the names in combinators.__all__)
+from .gbnf import GrammarWarning, LazyGrammar, lazy_grammar, to_gbnf, trigger_words
 from .parser import Stream
 from .serialize import from_json, to_json
 
 __all__ = [
     "AstNode",
+    "GrammarWarning",
     "LazyGrammar",
     "ParseResult",
     "Parser",
     "Status",
     "Stream",
-    "any_char",
-    "atomic",
-    "chars",
-    "choice",
-    "end",
-    "eps",
     "from_json",
-    "json",
-    "json_array",
-    "json_bool",
-    "json_member",
-    "json_null",
-    "json_number",
-    "json_object",
-    "json_string",
-    "json_string_content",
     "lazy_grammar",
-    "literal",
-    "negate",
-    "one_or_more",
-    "optional",
-    "peek",
-    "ref",
-    "repeat",
-    "rest",
-    "rule",
-    "sanitize_rule_name",
-    "schema",
-    "sequence",
-    "space",
-    "start",
-    "tag",
     "to_gbnf",
     "to_json",
-    "trigger_rule",
     "trigger_words",
-    "until",
-    "until_one_of",
-    "zero_or_more",
 ]
+__all__ += combinators.__all__

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from gbnf_backend.errors import GrammarError
+from gbnf_backend.grammar import format_class_char
 
 __all__ = ["CharClass", "gbnf_char", "gbnf_literal"]
 
@@ -133,24 +134,11 @@ def _re_range(lo: int, hi: int) -> str:
 
 
 def gbnf_char(code_point: int) -> str:
-    """One code point inside a GBNF class: printable ASCII and astral characters verbatim, the rest escaped."""
-    c = chr(code_point)
-    if c in '\\]^-["':
-        return f"\\x{code_point:02X}"
-    if c == "\n":
-        return "\\n"
-    if c == "\t":
-        return "\\t"
-    if c == "\r":
-        return "\\r"
-    if 0x20 <= code_point < 0x7F:
-        return c
-    if code_point < 0x100:
-        return f"\\x{code_point:02X}"
-    if code_point < 0x10000:
-        return f"\\u{code_point:04X}"
-    # Astral characters verbatim: some GBNF readers (llguidance's GBNF-to-Lark) mangle \U escapes.
-    return c
+    """One code point inside a GBNF class: printable ASCII and astral characters verbatim, the rest escaped.
+
+    Astral characters stay verbatim because some GBNF readers (llguidance's GBNF-to-Lark) mangle ``\\U`` escapes.
+    """
+    return format_class_char(code_point, ascii_only=True, astral_verbatim=True)
 
 
 _LITERAL_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -130,6 +130,9 @@ def _configure(op: Op, node: n.Parser, kids: list[Op]) -> None:
         if node.delimiters:
             op.first = re.compile("[" + "".join(sorted({re.escape(d[0]) for d in node.delimiters})) + "]")
         op.desc = " or ".join(repr(d) for d in node.delimiters) or "end of input"
+    elif isinstance(node, n.Space):
+        op.hi = node.max
+        op.regex = re.compile("[ \\t\\n\\r\\x0b\\x0c]" + ("*" if node.max == -1 else f"{{0,{node.max}}}"))
     elif isinstance(node, n.Json):
         op.jkind = node.json_kind
     elif isinstance(node, n.Repeat):

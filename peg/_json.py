@@ -63,6 +63,12 @@ def scan_json(
     was wanted at ``end`` when the status is FAIL. Cost: linear in the text scanned, regex-speed for strings.
     """
     n = len(text)
+    if resume is not None and resume[0] == _STR:
+        # The hot path of streaming: still inside a long string. Continue the scan; if the string is still
+        # open at the end, the resume state keeps its container stack as is (no list/join round trip).
+        q = _STR_BODY.match(text, resume[1]).end()  # type: ignore[union-attr]
+        if q >= n:
+            return (MORE if partial else FAIL), n, (_STR, q, resume[2], resume[3]), "closing quote"
     if kind == "string_content":
         return _scan_string_content(text, n, resume[1] if resume else pos, partial)
     if resume is not None and resume[0] == _RESTART:

@@ -156,8 +156,17 @@ class AnyChar(_Leaf):
 
 
 class Space(_Leaf):
-    __slots__ = ()
+    """A run of whitespace: at most ``max`` code points (``-1``: unbounded)."""
+
+    __slots__ = ("max",)
     kind = "space"
+
+    def __init__(self, max: int = -1) -> None:
+        super().__init__()
+        self.max = max
+
+    def args_repr(self) -> list[str]:
+        return [] if self.max == -1 else [f"max={self.max}"]
 
 
 class Literal(_Leaf):
@@ -223,44 +232,35 @@ class Json(_Leaf):
         return "json()" if self.json_kind == "value" else f"json_{self.json_kind}()"
 
 
-class Sequence(Parser):
+class _Flat(Parser):
+    """A node with a tuple of ``items`` where directly nested nodes of the same class are spliced in."""
+
     __slots__ = ("items",)
+
+    def __init__(self, items: tuple[Parser, ...]) -> None:
+        super().__init__()
+        self.items = items
+
+    @classmethod
+    def of(cls, *items: Parser) -> Parser:
+        """A node of ``items``; directly nested nodes of this class are spliced in (``a + b + c`` has 3 items)."""
+        flat: list[Parser] = []
+        for p in items:
+            flat.extend(p.items if isinstance(p, cls) else (p,))
+        return cls(tuple(flat))
+
+    def children(self) -> tuple[Parser, ...]:
+        return self.items
+
+
+class Sequence(_Flat):
+    __slots__ = ()
     kind = "sequence"
 
-    def __init__(self, items: tuple[Parser, ...]) -> None:
-        super().__init__()
-        self.items = items
 
-    @classmethod
-    def of(cls, *items: Parser) -> Parser:
-        """A sequence of ``items``; directly nested sequences are spliced in (``a + b + c`` has 3 items)."""
-        flat: list[Parser] = []
-        for p in items:
-            flat.extend(p.items if isinstance(p, Sequence) else (p,))
-        return cls(tuple(flat))
-
-    def children(self) -> tuple[Parser, ...]:
-        return self.items
-
-
-class Choice(Parser):
-    __slots__ = ("items",)
+class Choice(_Flat):
+    __slots__ = ()
     kind = "choice"
-
-    def __init__(self, items: tuple[Parser, ...]) -> None:
-        super().__init__()
-        self.items = items
-
-    @classmethod
-    def of(cls, *items: Parser) -> Parser:
-        """An ordered choice of ``items``; directly nested choices are spliced in."""
-        flat: list[Parser] = []
-        for p in items:
-            flat.extend(p.items if isinstance(p, Choice) else (p,))
-        return cls(tuple(flat))
-
-    def children(self) -> tuple[Parser, ...]:
-        return self.items
 
 
 class Repeat(Parser):
@@ -292,12 +292,26 @@ class _Wrapper(Parser):
         return (self.item,)
 
 
-class Peek(_Wrapper):
+class _LookAhead(_Wrapper):
+    """A zero-width test of ``item``. ``implied``: the caller vouches that the grammar of what follows already
+    enforces it (GBNF has no look-ahead, so it is dropped from the grammar, silently only when ``implied``)."""
+
+    __slots__ = ("implied",)
+
+    def __init__(self, item: Parser, implied: bool = False) -> None:
+        super().__init__(item)
+        self.implied = implied
+
+    def args_repr(self) -> list[str]:
+        return [repr(self.item), "implied=True"] if self.implied else [repr(self.item)]
+
+
+class Peek(_LookAhead):
     __slots__ = ()
     kind = "peek"
 
 
-class Negate(_Wrapper):
+class Negate(_LookAhead):
     __slots__ = ()
     kind = "negate"
 

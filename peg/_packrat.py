@@ -23,9 +23,8 @@ sequences and repetitions concatenate in O(1); it is flattened only where a node
 
 from __future__ import annotations
 
-import re
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from ._compile import (
     COMPOSITE,
@@ -56,7 +55,7 @@ SUCCESS, FAIL, MORE = 0, 1, 2
 _CALL, _RET = 0, 1
 _START = (-1, -1, None)  # delivered to a frame that was just pushed (status -1: never MORE)
 _NO = object()  # "this leaf did not touch the end of the input"
-_SPACE_RE = re.compile(r"[ \t\n\r\x0b\x0c]*")
+_SCANNERS = (K_UNTIL, K_JSON)  # leaves that resume a scan where the previous feed stopped
 
 Rope = Any  # None | AstNode | tuple[Rope, Rope]
 Result = tuple[int, int, Rope]
@@ -114,8 +113,9 @@ class Machine:
         self.bad = 1 << 62  # offset of the first undecodable character (a lone surrogate), if any
         self.memo: dict[int, Result] = {}
         self.tracer = tracer
-        # (mode, op, pos, leaf resume, result to deliver, stack, touches, furthest fail, expected set)
-        self.snapshot: tuple[Any, ...] | None = (_CALL, program.root, 0, None, None, None, 0, -1, frozenset())
+        # (mode, op, pos, leaf resume, result to deliver, stack, touches, furthest fail, expected set,
+        #  stack at the furthest fail)
+        self.snapshot: tuple[Any, ...] | None = (_CALL, program.root, 0, None, None, None, 0, -1, frozenset(), None)
         self.final: tuple[Result, int, frozenset[str]] | None = None
         self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
         self.plan: Plan = ((), ())
@@ -127,14 +127,30 @@ class Machine:
         After a run, ``self.snapshot`` is the new resume point, or ``None`` with ``self.final`` set when the
         run never looked at the end of the input.
         """
-        if self.snapshot is None:
+        saved = self.snapshot
+        if saved is None:
             assert self.final is not None
             return self.final
-        text, n, bad = self.text, len(self.text), self.bad
-        memo, nops, tracer = self.memo, len(self.program.ops), self.tracer
+        text, n = self.text, len(self.text)
+        op = saved[1]
+        if partial and saved[0] == _CALL and op.kind in _SCANNERS and saved[5] is not None and self.tracer is None:
+            # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
+            # stops at the end again, the result is its "need more input" unwound through the same stack:
+            # exactly what the loop below computes, without its set-up and dispatch.
+            at = saved[2]
+            if op.kind == K_UNTIL:
+                got, where = self._until(op, text, n, at, saved[3], partial)
+                again = got[0] == MORE and not at <= self.bad < got[1]
+            else:
+                st, e, where, _desc = scan_json(op.jkind, text, at, saved[3], partial)
+                again, got = st == MORE, (st, e, None)
+            if again:
+                self.snapshot = (_CALL, op, at, where, *saved[4:])
+                return _unwind_more(self, saved[5], got, text), saved[7], saved[8]
+        bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
-        mode, op, pos, rs, r, stack, touches, fpos, fexp = self.snapshot
+        mode, op, pos, rs, r, stack, touches, fpos, fexp, fstack = saved
         snap: tuple[Any, ...] | None = None
         depth = 0
         flat = False
@@ -180,17 +196,21 @@ class Machine:
                         touched = _NO
                     r = (st, e, None)
                 elif k == K_SPACE:
-                    e = _SPACE_RE.match(text, pos).end()  # type: ignore[union-attr]
-                    if e >= n:
-                        touched = None
+                    e = op.regex.match(text, pos).end()
+                    if e >= n and e - pos != op.hi:
+                        touched = None  # the run may still grow
                     r = (SUCCESS, e, None)
                 elif k == K_CHARS:
                     # An unbounded run resumes where it stopped; a bounded one is re-matched (it is short).
                     e = op.regex.match(text, pos if rs is None or op.hi != -1 else rs).end()
                     count = e - pos
                     if count != op.hi and e >= n:
+                        # The run may still grow: like a JSON number, it needs more input on a partial parse.
                         touched = e
-                        r = ((MORE, n, None) if partial else (FAIL, e, None)) if count < op.lo else (SUCCESS, e, None)
+                        if partial or count < op.lo:
+                            r = (MORE, n, None) if partial else (FAIL, e, None)
+                        else:
+                            r = (SUCCESS, e, None)
                     else:
                         r = (SUCCESS, e, None) if count >= op.lo else (FAIL, e, None)
                 elif k == K_EPS:
@@ -213,11 +233,11 @@ class Machine:
                     r = (SUCCESS, pos, None) if pos == 0 else (FAIL, pos, None)
                 if touched is not _NO:
                     if snap is None:
-                        snap = (_CALL, op, pos, touched, None, stack, touches, fpos, fexp)
+                        snap = (_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
                     touches += 1
                 if r[0] == FAIL:
                     if r[1] > fpos:
-                        fpos, fexp = r[1], frozenset((desc,))
+                        fpos, fexp, fstack = r[1], frozenset((desc,)), stack
                     elif r[1] == fpos:
                         fexp = fexp | {desc}
                 if tracer is not None:
@@ -296,7 +316,7 @@ class Machine:
                         else:
                             # At the end with the minimum met: stop without trying (more text may come).
                             if snap is None:
-                                snap = (_RET, None, 0, None, r, stack, touches, fpos, fexp)
+                                snap = (_RET, None, 0, None, r, stack, touches, fpos, fexp, fstack)
                             touches += 1
                             stop = True
                     else:
@@ -319,7 +339,7 @@ class Machine:
                 if r[0] == SUCCESS:
                     res = (FAIL, start, None)
                     if start > fpos:
-                        fpos, fexp = start, frozenset((fop.desc,))
+                        fpos, fexp, fstack = start, frozenset((fop.desc,)), parent
                     elif start == fpos:
                         fexp = fexp | {fop.desc}
                 elif r[0] == FAIL:
@@ -340,7 +360,11 @@ class Machine:
                 r = res
                 mode = _RET
         self.snapshot = snap
-        if not flat:  # _unwind_more returns the nodes already flattened
+        if r[0] == FAIL:
+            # The nodes of the path that got furthest, closed as if the input ended where it failed.
+            nodes = _fail_nodes(fstack, fpos, text) if fstack is not None and fpos >= r[1] else ()
+            r = (FAIL, r[1], nodes)
+        elif not flat:  # _unwind_more returns the nodes already flattened
             r = (r[0], r[1], _flatten_cached(self.flat_cache, r[2]))
         out = (r, fpos, fexp)
         if snap is None:
@@ -421,6 +445,21 @@ def _more_plan(stack: Any, cache: dict[int, tuple[Rope, tuple[AstNode, ...]]]) -
     return tuple(steps), pending
 
 
+def _fail_nodes(stack: Any, fpos: int, text: str) -> tuple[AstNode, ...]:
+    """The nodes of a failed parse: ``stack`` (the live path when the furthest failure happened) unwound as
+    "need more input" at ``fpos``, i.e. what a partial parse of ``text[:fpos]`` gives along that path."""
+    steps, top = _more_plan(stack, {})
+    end, inner = fpos, cast(tuple[AstNode, ...], ())
+    for kind, fop, start, prefix in steps:
+        if kind == _NODE:
+            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner, text),)
+        elif kind == _DROP:
+            inner = ()
+        else:
+            end, inner = start, ()
+    return top + inner
+
+
 def _unwind_more(machine: Machine, stack: Any, r: Result, text: str) -> tuple[int, int, tuple[AstNode, ...]]:
     """The root result (nodes flattened) when ``r`` (NEED_MORE_INPUT) is delivered to ``stack``: what the
     general loop would compute, without its dispatch. The plan is cached per stack, so consecutive feeds
@@ -431,7 +470,7 @@ def _unwind_more(machine: Machine, stack: Any, r: Result, text: str) -> tuple[in
         steps, top = machine.plan = _more_plan(stack, machine.flat_cache)
         machine.plan_stack = stack
     end = r[1]
-    inner: tuple[AstNode, ...] = _flatten_cached(machine.flat_cache, r[2])
+    inner: tuple[AstNode, ...] = () if r[2] is None else _flatten_cached(machine.flat_cache, r[2])
     for kind, fop, start, prefix in steps:
         if kind == _NODE:
             inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, text),)

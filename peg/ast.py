@@ -31,8 +31,14 @@ class AstNode:
     def __init__(
         self, tag: str, rule: str, start: int, end: int, partial: bool, children: tuple[AstNode, ...], source: str
     ) -> None:
-        self.tag, self.rule, self.start, self.end = tag, rule, start, end
-        self.partial, self.children, self._source = partial, children, source
+        # One assignment per slot: cheaper than tuple unpacking on this hot path (a few nodes per stream feed).
+        self.tag = tag
+        self.rule = rule
+        self.start = start
+        self.end = end
+        self.partial = partial
+        self.children = children
+        self._source = source
 
     @property
     def text(self) -> str:
@@ -79,14 +85,20 @@ class ParseResult:
     """The outcome of a parse.
 
     ``status``; ``end`` (where the match stopped; on failure the furthest offset reached); ``nodes`` the
-    top-level AST nodes; ``error`` a :class:`~gbnf_backend.errors.ParseError` (furthest position, expected set,
+    top-level AST nodes — on failure, those of the longest successful prefix: the parse path that reached the
+    furthest failure, closed there as if the input ended (nodes open on that path are ``partial``), which is
+    what ``parse(text[:end], partial=True)`` gives along that path, without parsing again; ``error`` a
+    :class:`~gbnf_backend.errors.ParseError` (furthest position, expected set,
     caret snippet) when the status is FAIL, else ``None``.
     """
 
     __slots__ = ("end", "error", "nodes", "status")
 
     def __init__(self, status: Status, end: int, nodes: tuple[AstNode, ...], error: ParseError | None) -> None:
-        self.status, self.end, self.nodes, self.error = status, end, nodes, error
+        self.status = status
+        self.end = end
+        self.nodes = nodes
+        self.error = error
 
     @property
     def success(self) -> bool:

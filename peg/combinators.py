@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json as _json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from gbnf_backend.errors import GrammarError
@@ -155,26 +155,43 @@ def optional(p: ParserLike) -> Parser:
     return repeat(p, 0, 1)
 
 
-def peek(p: ParserLike) -> Parser:
-    """Positive look-ahead: succeed with zero width (and no AST nodes) where ``p`` matches. Not in GBNF."""
-    return Peek(promote(p))
+def peek(p: ParserLike, *, implied: bool = False) -> Parser:
+    """Positive look-ahead: succeed with zero width (and no AST nodes) where ``p`` matches.
+
+    GBNF has no look-ahead: the grammar leaves it out, and building a grammar warns (:class:`GrammarWarning`
+    naming the rule; also listed in :attr:`LazyGrammar.dropped_lookaheads`) because the grammar may then accept
+    text the parser rejects. ``implied=True`` says the grammar of what follows already enforces ``p`` (e.g.
+    ``peek("<")`` before something that always starts with ``<``): no warning.
+    """
+    return Peek(promote(p), implied)
 
 
-def negate(p: ParserLike) -> Parser:
-    """Negative look-ahead: succeed with zero width where ``p`` fails. Not expressible in GBNF (dropped)."""
-    return Negate(promote(p))
+def negate(p: ParserLike, *, implied: bool = False) -> Parser:
+    """Negative look-ahead: succeed with zero width where ``p`` fails. Dropped from GBNF as :func:`peek` is."""
+    return Negate(promote(p), implied)
 
 
 def chars(cls: str, min: int = 1, max: int = -1) -> Parser:
-    """Match between ``min`` and ``max`` code points of the class ``cls`` (``"[a-z]"``, ``"^0-9"``, ...)."""
+    """Match between ``min`` and ``max`` code points of the class ``cls`` (``"[a-z]"``, ``"^0-9"``, ...).
+
+    Greedy. A run that reaches the end of a partial input before reaching ``max`` (or with ``max=-1``) needs
+    more input, like a JSON number: the next character may extend it (so ``atomic`` ids never stream half).
+    """
     if min < 0 or (max != -1 and max < min):
         raise GrammarError(f"chars: bad bounds {{{min},{max}}}")
     return Chars(CharClass.parse(cls), min, max)
 
 
-def space() -> Parser:
-    """Match any run (possibly empty) of space, tab, newline, vertical tab, form feed and carriage return."""
-    return Space()
+def space(max: int = -1) -> Parser:
+    """Match a run (possibly empty) of space, tab, newline, vertical tab, form feed and carriage return.
+
+    ``max`` bounds the run (``-1``: unbounded). The parser takes at most ``max`` characters (greedily) and the
+    grammar allows exactly 0 to ``max`` (``peg--space-<max> ::= [ \\t...]{0,max}``), so a sampler driven by
+    the grammar cannot loop on whitespace there. ``a << b`` uses the unbounded form.
+    """
+    if max < -1:
+        raise GrammarError(f"space: bad bound max={max}")
+    return Space(max)
 
 
 def until(delimiter: str, *, strict: bool = False) -> Parser:
@@ -213,39 +230,27 @@ def json() -> Parser:
     return Json("value")
 
 
-def json_object() -> Parser:
-    """Match one JSON object."""
-    return Json("object")
+def _json_kind(kind: str, doc: str) -> Callable[[], Parser]:
+    """The combinator ``json_<kind>()``: one function serves every JSON kind (see ``JSON_KINDS``)."""
+
+    def make() -> Parser:
+        return Json(kind)
+
+    make.__name__ = make.__qualname__ = f"json_{kind}"
+    make.__doc__ = doc
+    return make
 
 
-def json_array() -> Parser:
-    """Match one JSON array."""
-    return Json("array")
-
-
-def json_string() -> Parser:
-    """Match one JSON string, quotes included."""
-    return Json("string")
-
-
-def json_number() -> Parser:
-    """Match one JSON number."""
-    return Json("number")
-
-
-def json_bool() -> Parser:
-    """Match ``true`` or ``false``."""
-    return Json("bool")
-
-
-def json_null() -> Parser:
-    """Match ``null``."""
-    return Json("null")
-
-
-def json_string_content() -> Parser:
-    """Match the inside of a JSON string up to (not including) its closing quote; escapes are checked."""
-    return Json("string_content")
+json_object = _json_kind("object", "Match one JSON object.")
+json_array = _json_kind("array", "Match one JSON array.")
+json_string = _json_kind("string", "Match one JSON string, quotes included.")
+json_number = _json_kind("number", "Match one JSON number (at the end of a partial input it needs more input).")
+json_bool = _json_kind("bool", "Match ``true`` or ``false``.")
+json_null = _json_kind("null", "Match ``null``.")
+json_string_content = _json_kind(
+    "string_content",
+    "Match the inside of a JSON string up to (not including) its closing quote; escapes are checked.",
+)
 
 
 def json_member(key: str, p: ParserLike) -> Parser:

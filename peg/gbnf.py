@@ -8,12 +8,17 @@ prefixed ``schema-``). Two different bodies for one name raise :class:`GrammarEr
 
 Where exactness ends (documented, by construction of PEG vs context-free grammars):
 
-* ``peek``/``negate`` (look-aheads) and ``start``/``end`` emit nothing.
+* ``peek``/``negate`` (look-aheads) and ``start``/``end`` emit nothing. A dropped look-ahead warns
+  (:class:`GrammarWarning`, naming the rule) unless it was built with ``implied=True`` (the caller vouches that
+  the grammar of what follows enforces it); :func:`lazy_grammar` also lists them in ``dropped_lookaheads``.
 * Ordered choice and greedy repetition are emitted as unordered alternation and plain repetition; they agree
   when an earlier alternative is never a prefix of a later one's match in context, and a greedy item is never
   followed by text it could itself consume (true of the marker-delimited chat formats this is built for).
 * ``until(d)`` followed by its closer (``until(d) + d``, or a choice of closers each starting with a
-  delimiter, through tags and atomics) becomes one automaton that forbids the closer inside the value. A
+  delimiter, through tags and atomics) becomes one automaton that forbids the closer inside the value. Across
+  a rule (or choice/repetition) boundary — ``rule(x, ... + until(d)) + d`` — the rule keeps the plain
+  complement, which is exact only for delimiters that do not overlap themselves; for overlapping ones
+  (``\\n</parameter>\\n``) that shape raises :class:`GrammarError` asking for the closer inside the rule. A
   ``strict`` until must be followed by its closer like that; a repetition (other than ``optional``) of an item
   that can match empty text cannot be expressed exactly: both raise :class:`GrammarError`.
 * A ``schema`` constrains further than the parser (the parser is schema-agnostic by design).
@@ -21,6 +26,7 @@ Where exactness ends (documented, by construction of PEG vs context-free grammar
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 from gbnf_backend.errors import GrammarError
@@ -30,7 +36,7 @@ from ._aho_corasick import complement_rules, factor_free, including_rules
 from ._charclass import gbnf_literal
 from ._compile import _target, collect_rules, compile_program, nullable_ops
 
-__all__ = ["JSON_RULES", "LazyGrammar", "lazy_grammar", "to_gbnf", "trigger_words"]
+__all__ = ["JSON_RULES", "GrammarWarning", "LazyGrammar", "lazy_grammar", "to_gbnf", "trigger_words"]
 
 EMPTY, ATOM, QUANT, SEQ, ALT = range(5)  # precedence of an emitted expression
 
@@ -61,14 +67,20 @@ SPACE_RULE = ("peg--space", "[ \\t\\n\\r\\x0B\\x0C]*")
 SCHEMA_PREFIX = "schema-"
 
 
+class GrammarWarning(UserWarning):
+    """The emitted grammar is knowingly looser than the parser (a look-ahead left out; see the module doc)."""
+
+
 @dataclass(frozen=True)
 class LazyGrammar:
     """A lazy grammar: ``gbnf`` (root = the trigger rules), the ``trigger_words`` a sampler should wait for
-    (the literal text each trigger rule starts with; sorted, unique) and the ``trigger_rules`` names."""
+    (the literal text each trigger rule starts with; sorted, unique), the ``trigger_rules`` names and the
+    ``dropped_lookaheads`` (``"<rule>: <look-ahead>"`` for each look-ahead left out without ``implied=True``)."""
 
     gbnf: str
     trigger_words: tuple[str, ...]
     trigger_rules: tuple[str, ...]
+    dropped_lookaheads: tuple[str, ...] = ()
 
 
 def to_gbnf(parser: n.Parser, *, lazy: bool = False) -> str:
@@ -138,6 +150,7 @@ class _Emitter:
         self.rules: dict[str, str] = {}
         self.counters: dict[str, int] = {}
         self.automata: dict[tuple[str, ...], str] = {}
+        self.dropped: list[str] = []  # "<rule>: <look-ahead>" for every look-ahead left out of the grammar
 
     # --- entry points ---------------------------------------------------------------------------------
     def full(self) -> str:
@@ -155,7 +168,8 @@ class _Emitter:
             words.extend(trigger_words(rule))
             del name
         self.rules["root"] = " | ".join(name for name, _ in triggers)
-        return LazyGrammar(self.render(), tuple(sorted(set(words))), tuple(name for name, _ in triggers))
+        names = tuple(name for name, _ in triggers)
+        return LazyGrammar(self.render(), tuple(sorted(set(words))), names, tuple(self.dropped))
 
     def render(self) -> str:
         names = ["root", *sorted(k for k in self.rules if k != "root")]
@@ -186,7 +200,17 @@ class _Emitter:
         """GBNF for ``p`` and its precedence (EMPTY when it emits nothing)."""
         if isinstance(p, n.Literal):
             return (gbnf_literal(p.text), ATOM) if p.text else ("", EMPTY)
-        if isinstance(p, n.Eps | n.Start | n.End | n.Peek | n.Negate):
+        if isinstance(p, n.Peek | n.Negate):
+            if not p.implied:
+                self.dropped.append(f"{owner}: {p!r}")
+                warnings.warn(
+                    f"rule {owner!r}: the look-ahead {p!r} has no GBNF form and is left out of the grammar, which "
+                    "may then accept text the parser rejects (pass implied=True if what follows enforces it)",
+                    GrammarWarning,
+                    stacklevel=2,
+                )
+            return "", EMPTY
+        if isinstance(p, n.Eps | n.Start | n.End):
             return "", EMPTY
         if isinstance(p, n.AnyChar):
             return ".", ATOM
@@ -194,7 +218,11 @@ class _Emitter:
             q = _quantifier(p.min, p.max)
             return p.cls.gbnf() + q, (QUANT if q else ATOM)
         if isinstance(p, n.Space):
-            return self.define(*SPACE_RULE), ATOM
+            if p.max == -1:
+                return self.define(*SPACE_RULE), ATOM
+            if p.max == 0:
+                return "", EMPTY
+            return self.define(f"{SPACE_RULE[0]}-{p.max}", f"{SPACE_RULE[1][:-1]}{{0,{p.max}}}"), ATOM
         if isinstance(p, n.Until):
             if p.strict:
                 raise GrammarError(f"{p!r} is only expressible when followed by its closer (until(d) + d)")
@@ -263,6 +291,8 @@ class _Emitter:
                     parts.append((self.including(e.delimiters, branches, owner), ATOM))
                     i += 2
                     continue
+            if i + 1 < len(flat) and not isinstance(e, n.Until):
+                self.check_split_closer(flat[i], flat[i + 1])
             parts.append(self.expr(flat[i], owner))
             i += 1
         parts = [x for x in parts if x[1] != EMPTY]
@@ -294,6 +324,35 @@ class _Emitter:
             return out or None
         return None
 
+    def check_split_closer(self, p: n.Parser, nxt: n.Parser) -> None:
+        """Refuse ``rule(x, ... + until(d)) + d`` (the closer outside a rule, choice or repetition that ends with
+        the ``until``) when the plain complement is not exact for ``d``; see :func:`complement_is_exact`."""
+        for u in self.tail_untils(p, set()):
+            if self.closers(nxt, u.delimiters) is not None and not complement_is_exact(u.delimiters):
+                where = f"rule {p.name!r}" if isinstance(p, n.Rule | n.Ref) else f"{p.kind}()"
+                raise GrammarError(
+                    f"{u!r} ends {where} and its closer {nxt!r} follows outside it: the grammar cannot forbid the "
+                    "closer inside the value across that boundary, and this delimiter overlaps itself. Put the "
+                    "closer inside, next to the until: rule(name, ... + until(d) + d)",
+                    rule=p.name if isinstance(p, n.Rule | n.Ref) else "",
+                )
+
+    def tail_untils(self, p: n.Parser, seen: set[str]) -> list[n.Until]:
+        """The ``until`` nodes that can end a match of ``p`` (through rules, refs, choices, repetitions)."""
+        e = n.effective(p)
+        if isinstance(e, n.Until):
+            return [e] if e.delimiters else []
+        if isinstance(e, n.Sequence):
+            return self.tail_untils(e.items[-1], seen) if e.items else []
+        if isinstance(e, n.Choice):
+            return [u for alt in e.items for u in self.tail_untils(alt, seen)]
+        if isinstance(e, n.Repeat):
+            return self.tail_untils(e.item, seen) if e.max != 0 else []
+        if isinstance(e, n.Rule | n.Ref) and e.name not in seen:
+            seen.add(e.name)
+            return self.tail_untils(self.user_rules[e.name].item, seen)
+        return []
+
     def complement(self, delims: tuple[str, ...], owner: str) -> str:
         name = self.automata.get(delims)
         if name is None:
@@ -321,3 +380,16 @@ class _Emitter:
         for rule_name, body in converted.rules.items():
             self.define(rule_name, body)
         return converted.root, ATOM
+
+
+def complement_is_exact(delims: tuple[str, ...]) -> bool:
+    """Whether "text without any of ``delims``" followed by a delimiter is exactly what ``until`` then the
+    delimiter parse: true unless a proper suffix of a delimiter is a prefix of a delimiter or the other way
+    round (``\\n</parameter>\\n`` ends with its own first character: ``x\\n`` + closer would be split
+    differently by the parser)."""
+    for d1 in delims:
+        for k in range(1, len(d1)):
+            tail = d1[k:]
+            if any(d.startswith(tail) or tail.startswith(d) for d in delims):
+                return False
+    return True

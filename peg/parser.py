@@ -40,14 +40,16 @@ def first_invalid(text: str, start: int = 0) -> int:
 
 
 def to_result(text: str, raw: tuple[Result, int, frozenset[str]]) -> ParseResult:
-    """Turn a machine result (nodes already flattened) into a :class:`ParseResult`, building the error."""
+    """Turn a machine result (nodes already flattened) into a :class:`ParseResult`, building the error.
+
+    A failure keeps the nodes the machine closed at the furthest failure (see :attr:`ParseResult.nodes`)."""
     (status, end, rope), fpos, expected = raw
     error = None
     if status == FAIL:
         position = max(fpos, end)
         error = ParseError(text, position, expected if fpos >= end else ())
         end = position
-    return ParseResult(_STATUS[status], end, rope if status != FAIL else (), error)
+    return ParseResult(_STATUS[status], end, rope, error)
 
 
 def parse_text(parser: Parser, text: str | bytes, *, partial: bool, trace: bool) -> ParseResult:
@@ -114,8 +116,9 @@ class Stream:
         else:
             self._append(more, final=False)
         raw = m.run(True)
+        status, end, nodes = raw[0]
         result = self._result = (
-            ParseResult(_STATUS[raw[0][0]], raw[0][1], raw[0][2], None) if raw[0][0] != FAIL else to_result(m.text, raw)
+            ParseResult(_STATUS[status], end, nodes, None) if status != FAIL else to_result(m.text, raw)
         )
         return result
 

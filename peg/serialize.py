@@ -25,7 +25,7 @@ __all__ = ["from_json", "to_json"]
 
 FORMAT, VERSION = "pegchat-peg", 1
 _SIMPLE: dict[str, type[n.Parser]] = {
-    "eps": n.Eps, "start": n.Start, "end": n.End, "any_char": n.AnyChar, "space": n.Space,
+    "eps": n.Eps, "start": n.Start, "end": n.End, "any_char": n.AnyChar,
 }  # fmt: skip
 
 
@@ -43,6 +43,9 @@ def _record(node: n.Parser, index: dict[int, int]) -> dict[str, Any]:
         rec["text"] = node.text
     elif isinstance(node, n.Chars):
         rec.update(negated=node.cls.negated, ranges=[list(r) for r in node.cls.ranges], min=node.min, max=node.max)
+    elif isinstance(node, n.Space):
+        if node.max != -1:
+            rec["max"] = node.max
     elif isinstance(node, n.Until):
         rec.update(delimiters=list(node.delimiters), strict=node.strict)
     elif isinstance(node, n.Json):
@@ -59,7 +62,11 @@ def _record(node: n.Parser, index: dict[int, int]) -> dict[str, Any]:
         rec.update(item=index[id(node.item)], name=node.name, schema=node.schema, raw=node.raw)
     elif isinstance(node, n.Rule):
         rec.update(name=node.name, item=index[id(node.item)], trigger=node.trigger)
-    elif isinstance(node, n.Peek | n.Negate | n.Atomic):
+    elif isinstance(node, n.Peek | n.Negate):
+        rec["item"] = index[id(node.item)]
+        if node.implied:
+            rec["implied"] = True
+    elif isinstance(node, n.Atomic):
         rec["item"] = index[id(node.item)]
     return rec
 
@@ -113,6 +120,8 @@ def _build(rec: dict[str, Any], kids: list[n.Parser | None]) -> n.Parser:
         raise GrammarError(f"{kind}: a child was not built")
     if kind in _SIMPLE:
         return _SIMPLE[kind]()
+    if kind == "space":
+        return n.Space(int(rec.get("max", -1)))
     if kind == "literal":
         return n.Literal(str(rec["text"]))
     if kind == "chars":
@@ -140,7 +149,9 @@ def _build(rec: dict[str, Any], kids: list[n.Parser | None]) -> n.Parser:
         return n.Schema(children[0], str(rec["name"]), rec["schema"], bool(rec["raw"]))
     if kind == "rule":
         return n.Rule(str(rec["name"]), children[0], bool(rec["trigger"]))
-    wrappers: dict[str, type[n.Peek | n.Negate | n.Atomic]] = {"peek": n.Peek, "negate": n.Negate, "atomic": n.Atomic}
-    if kind in wrappers:
-        return wrappers[kind](children[0])
+    if kind == "atomic":
+        return n.Atomic(children[0])
+    if kind in ("peek", "negate"):
+        look = n.Peek if kind == "peek" else n.Negate
+        return look(children[0], bool(rec.get("implied", False)))
     raise GrammarError(f"unknown parser kind {kind!r}")

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from peg import Parser, end, literal, one_or_more, optional, rest, space, trigger_rule, until_one_of, zero_or_more
+from peg import Parser, end, literal, one_or_more, optional, rest, trigger_rule, until_one_of, zero_or_more
 
-from ..builder import ToolSpec, block, content, reasoning
+from ..builder import ToolSpec, block, content, gap, reasoning
 from ..grammar import Trigger
 from ..mapper import IdPosition
 
@@ -104,7 +104,7 @@ def repeat_calls(options: FormatOptions, call: Parser, name: str = "tool-calls")
     parallel calls. ``call`` must start with a literal (the trigger word).
     """
     call = block(call)  # a complete call counts as consumed up to its closing marker
-    body = call + zero_or_more(space() + call) if options.parallel_tool_calls else call
+    body = call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
     section = trigger_rule(name, body)
     return section if options.calls_forced else optional(section)
 
@@ -119,8 +119,8 @@ def _reasoning_part(options: FormatOptions, style: ReasoningStyle, tool_starts: 
     closer: Parser = literal(style.close) if options.calls_forced and not style.ends_at_tools else optional(style.close)
     openers = one_or_more(style.open)  # a repeated opener (`<think><think>`) is absorbed, not reasoning text
     if options.thinking_forced_open:
-        return block(optional(space() + openers) + body + closer)
-    return optional(block(space() + openers + body + closer))
+        return block(optional(gap() + openers) + body + closer)
+    return optional(block(gap() + openers + body + closer))
 
 
 def standard_layout(
@@ -139,7 +139,7 @@ def standard_layout(
         if r is not None:
             parts.append(r)
     if calls is not None and options.calls_enabled:
-        parts += [content(until_one_of(list(tool_starts))), calls, space()]
+        parts += [content(until_one_of(list(tool_starts))), calls, gap()]
     else:
         parts.append(content(rest()))
     parts.append(end())

@@ -12,10 +12,10 @@ The section opener is also accepted in the spellings R1 distills produce (``<｜
 
 from __future__ import annotations
 
-from peg import Parser, choice, literal, optional, rule, schema, space, trigger_rule, zero_or_more
+from peg import Parser, choice, literal, optional, rule, schema, trigger_rule, zero_or_more
 from peg import json as json_value
 
-from ..builder import ToolSpec, tool, tool_args, tool_choice_of, tool_close, tool_name, tool_open
+from ..builder import ToolSpec, gap, tool, tool_args, tool_choice_of, tool_close, tool_name, tool_open
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
 from ._layout import think_triggers as _triggers
 
@@ -37,7 +37,7 @@ PRESERVED = ("<think>", "</think>", SECTION_OPENERS[0], SECTION_CLOSE, CALL_OPEN
 def _call(spec: ToolSpec) -> Parser:
     args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
     head = tool_open(CALL_OPEN + literal("function") + SEP) + tool_name(spec.name, "\n")
-    return rule(spec.rule, tool(head + "```json" << args << "```" + space() + tool_close(CALL_CLOSE)))
+    return rule(spec.rule, tool(head + "```json" + gap() + args + gap() + "```" + gap() + tool_close(CALL_CLOSE)))
 
 
 def build(options: FormatOptions) -> FormatDefinition:
@@ -46,8 +46,8 @@ def build(options: FormatOptions) -> FormatDefinition:
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, _call)
         lo = 1 if options.calls_forced else 0
-        body = call + zero_or_more(space() + call) if options.parallel_tool_calls else call
-        section = trigger_rule("tool-calls", choice(*SECTION_OPENERS) << body << optional(SECTION_CLOSE))
+        body = call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
+        section = trigger_rule("tool-calls", choice(*SECTION_OPENERS) + gap() + body + gap() + optional(SECTION_CLOSE))
         calls = section if lo else optional(section)
     return FormatDefinition(
         parser=standard_layout(options, style=STYLE, tool_starts=SECTION_OPENERS, calls=calls),

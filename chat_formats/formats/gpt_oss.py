@@ -25,7 +25,6 @@ from peg import (
     peek,
     rule,
     schema,
-    space,
     trigger_rule,
     until_one_of,
     zero_or_more,
@@ -33,7 +32,7 @@ from peg import (
 from peg import chars as char_class
 from peg import json as json_value
 
-from ..builder import ToolSpec, block, content, reasoning, tool, tool_args, tool_choice_of, tool_name
+from ..builder import ToolSpec, block, content, gap, reasoning, tool, tool_args, tool_choice_of, tool_name
 from ..grammar import Trigger
 from ._layout import FormatDefinition, FormatOptions
 
@@ -46,12 +45,14 @@ PRESERVED = ("<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|
 
 
 def _constrain() -> Parser:
-    return optional(space() + CONSTRAIN + char_class("[A-Za-z0-9_.-]", 1, 32))
+    return optional(gap() + CONSTRAIN + char_class("[A-Za-z0-9_.-]", 1, 32))
 
 
 def _tool_message(spec: ToolSpec) -> Parser:
-    # The name ends where a marker or whitespace (before <|constrain|>) starts; the grammar allows exactly these.
-    to = " to=functions." + tool_name(spec.name, peek(char_class("[<\\t\\n\\r \\x0B\\x0C]", 1, 1)))
+    # The name ends where a marker or whitespace (before <|constrain|>) starts. Every header continues with one
+    # of these, so the grammar already enforces the look-ahead (implied).
+    end_of_name = peek(char_class("[<\\t\\n\\r \\x0B\\x0C]", 1, 1), implied=True)
+    to = " to=functions." + tool_name(spec.name, end_of_name)
     chan = CHANNEL + choice("commentary", "analysis")
     header = choice(START + to + chan, START + chan + to, chan + to, to + chan)
     args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
@@ -95,4 +96,4 @@ def build(options: FormatOptions) -> FormatDefinition:
         Trigger.pattern(r"<\|start\|>assistant to=functions\."),
         Trigger.pattern_full(r"( to=functions\.)[\s\S]*"),
     )
-    return FormatDefinition(parser=parser + space() + end(), triggers=triggers, preserved_tokens=PRESERVED)
+    return FormatDefinition(parser=parser + gap() + end(), triggers=triggers, preserved_tokens=PRESERVED)

@@ -13,7 +13,7 @@ straight from their thoughts); for ``hermes`` only ``</think>`` does.
 
 from __future__ import annotations
 
-from ..builder import json_tool_call, tool_choice_of
+from ..builder import gap, json_tool_call, tool_choice_of
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
 from ._layout import think_triggers as _triggers
 
@@ -27,7 +27,7 @@ def _build(options: FormatOptions, style: ReasoningStyle) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, json_tool_call)
-        calls = repeat_calls(options, OPEN << call << CLOSE)
+        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE)
     parser = standard_layout(options, style=style, tool_starts=[OPEN], calls=calls)
     return FormatDefinition(
         parser=parser,

@@ -12,10 +12,10 @@ reasoning block (Kimi K2 Thinking calls tools straight from its thoughts).
 
 from __future__ import annotations
 
-from peg import Parser, chars, optional, rule, schema, space, trigger_rule, zero_or_more
+from peg import Parser, chars, optional, rule, schema, trigger_rule, zero_or_more
 from peg import json as json_value
 
-from ..builder import ToolSpec, tool, tool_args, tool_choice_of, tool_id, tool_name
+from ..builder import ToolSpec, gap, tool, tool_args, tool_choice_of, tool_id, tool_name
 from ..grammar import Trigger
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
 
@@ -28,10 +28,11 @@ PRESERVED = ("<think>", "</think>", SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_
 
 
 def _call(spec: ToolSpec) -> Parser:
-    # The id ends with its digits; it is complete only once the argument marker shows they ended.
-    ident = tool_id(optional("functions.") + tool_name(spec.name) + ":" + chars("[0-9]"), space() + ARG_BEGIN)
+    # The id ends with its digits: a run of digits at the end of a partial input needs more input, so the atomic
+    # id exists only once the text after it shows the digits ended.
+    ident = tool_id(optional("functions.") + tool_name(spec.name) + ":" + chars("[0-9]"))
     args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
-    return rule(spec.rule, tool(CALL_BEGIN + ident + args + optional(space() + CALL_END)))
+    return rule(spec.rule, tool(CALL_BEGIN + ident + gap() + ARG_BEGIN + args + optional(gap() + CALL_END)))
 
 
 def build(options: FormatOptions) -> FormatDefinition:
@@ -39,9 +40,9 @@ def build(options: FormatOptions) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, _call)
-        body = call + zero_or_more(space() + call) if options.parallel_tool_calls else call
-        section = trigger_rule("tool-calls", body + optional(space() + SECTION_END))
-        calls = optional(SECTION_BEGIN + space()) + (section if options.calls_forced else optional(section))
+        body = call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
+        section = trigger_rule("tool-calls", body + optional(gap() + SECTION_END))
+        calls = optional(SECTION_BEGIN + gap()) + (section if options.calls_forced else optional(section))
     return FormatDefinition(
         parser=standard_layout(options, style=STYLE, tool_starts=[SECTION_BEGIN, CALL_BEGIN], calls=calls),
         triggers=(Trigger.word(CALL_BEGIN),),

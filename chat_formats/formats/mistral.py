@@ -57,8 +57,10 @@ def _section(options: FormatOptions, section: Parser) -> Parser:
 
 
 def _ministral_call(spec: ToolSpec) -> Parser:
-    name = tool_name(spec.name, peek(choice("[", "{")))
-    call_id = optional(CALL_ID + tool_id(chars("[a-zA-Z0-9]", 1, 64), peek(choice("[", "{"))))
+    # What follows the name ([CALL_ID], [ARGS] or the JSON object) always starts with "[" or "{": implied.
+    name = tool_name(spec.name, peek(choice("[", "{"), implied=True))
+    # A run of id characters at the end of a partial input needs more input: the atomic id waits for its end.
+    call_id = optional(CALL_ID + tool_id(chars("[a-zA-Z0-9]", 1, 64)))
     args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
     return rule(spec.rule, tool(name + call_id + optional(ARGS) + args))
 

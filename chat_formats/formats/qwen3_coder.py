@@ -15,7 +15,7 @@ a ``<tool_call>`` inside reasoning stays reasoning.
 
 from __future__ import annotations
 
-from ..builder import tool_choice_of, xml_tool_call
+from ..builder import gap, tool_choice_of, xml_tool_call
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
 from ._layout import think_triggers as _triggers
 
@@ -31,7 +31,7 @@ def build(options: FormatOptions) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, xml_tool_call)
-        calls = repeat_calls(options, OPEN << call << CLOSE)
+        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE)
     return FormatDefinition(
         parser=standard_layout(options, style=STYLE, tool_starts=[OPEN], calls=calls),
         triggers=_triggers(options, STYLE, [OPEN]),

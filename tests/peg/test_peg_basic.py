@@ -65,7 +65,8 @@ def test_chars_bounds_count_code_points() -> None:
     assert p.parse("1").status is F
     assert p.parse("12345").end == 3
     assert p.parse("1", partial=True).status is M
-    assert p.parse("12", partial=True).status is S  # minimum met at the end: success (may still grow)
+    assert p.parse("12", partial=True).status is M  # minimum met at the end, but the run may still grow
+    assert p.parse("123", partial=True).status is S  # the bound is reached: it cannot grow
 
 
 # ---- sequences, choices, repetitions -------------------------------------------------------------------

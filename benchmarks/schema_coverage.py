@@ -7,7 +7,7 @@ test instances accepted and the invalid ones accepted. An instance is accepted w
 (default or compact separators) is; valid instances are first re-serialised in the schema's property order
 (both engines see the same text), invalid ones are tried in both their own and that order.
 
-Usage: ``python benchmarks/schema_coverage.py [--limit N] [--category NAME ...] [--no-llguidance]``
+Usage: ``python benchmarks/schema_coverage.py [--limit N] [--category NAME ...] [--no-llguidance] [--slow MS]``
 """
 
 from __future__ import annotations
@@ -83,9 +83,16 @@ def llguidance_compiler() -> Callable[[Any], Matcher | None] | None:
 
 
 def run(
-    corpus: Path, categories: list[str], limit: int | None, engines: dict[str, Callable[[Any], Matcher | None]]
+    corpus: Path,
+    categories: list[str],
+    limit: int | None,
+    engines: dict[str, Callable[[Any], Matcher | None]],
+    slow_ms: float | None = None,
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Measure every engine on every category; returns {category: {engine: figures}}."""
+    """Measure every engine on every category; returns {category: {engine: figures}}.
+
+    With ``slow_ms``, every compile slower than that is reported on stderr (engine, file, milliseconds).
+    """
     results: dict[str, dict[str, dict[str, Any]]] = {}
     for category in categories:
         files = sorted((corpus / category).glob("*.json"))[:limit]
@@ -99,6 +106,8 @@ def run(
                 t0 = time.perf_counter()
                 matcher = compile_fn(schema)
                 times.append((time.perf_counter() - t0) * 1000)
+                if slow_ms is not None and times[-1] > slow_ms:
+                    print(f"slow compile: {name} {category}/{path.name} {times[-1]:.0f} ms", file=sys.stderr)
                 if matcher is None:
                     continue
                 compiled += 1
@@ -158,13 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--category", action="append", help="category folder (repeatable; default all)")
     parser.add_argument("--limit", type=int, default=None, help="at most N schemas per category")
     parser.add_argument("--no-llguidance", action="store_true")
+    parser.add_argument("--slow", type=float, default=None, metavar="MS", help="report compiles slower than MS")
     args = parser.parse_args(argv)
     categories = args.category or sorted(p.name for p in args.corpus.iterdir() if p.is_dir())
     engines: dict[str, Callable[[Any], Matcher | None]] = {"pegchat": compile_pegchat}
     llg = None if args.no_llguidance else llguidance_compiler()
     if llg is not None:
         engines["llguidance"] = llg
-    print(report(run(args.corpus, categories, args.limit, engines)))
+    print(report(run(args.corpus, categories, args.limit, engines, args.slow)))
     return 0
 
 

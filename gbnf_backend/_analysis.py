@@ -6,68 +6,126 @@
 * every rule reachable from the root can finish (a rule like ``a ::= "x" a`` can never match a finite string,
   which would make "the grammar may continue" an unkeepable promise to the token-mask layer).
 
-All passes are iterative: grammars with tens of thousands of rules do not hit Python's recursion limit.
+All passes are iterative (grammars with 10^5 rules do not hit Python's recursion limit) and linear: the rules
+are split into alternatives once, and the fixed points (can be empty, can finish) are worklists that visit each
+reference once, where a round-robin fixed point would sweep the grammar once per rule of a dependency chain that
+runs against the rule order (minutes on large schema grammars).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
-from ._elements import Element, ElementType, is_end_of_alternative
+from ._elements import Element, ElementType
 from .errors import GrammarError
+
+if TYPE_CHECKING:
+    from ._gbnf_parser import RepetitionChain
 
 __all__ = ["alternatives", "check_grammar", "nullable_rules", "reachable_rules"]
 
 _E = ElementType
+_END = ElementType.END
+_ALT = ElementType.ALT
+_REF = ElementType.RULE_REF
 
 
 def alternatives(rule: Sequence[Element]) -> list[list[Element]]:
-    """Split a rule's elements into its alternatives (without the ALT/END separators)."""
-    alts: list[list[Element]] = [[]]
-    for element in rule:
-        if is_end_of_alternative(element):
-            if element[0] == _E.END:
-                break
-            alts.append([])
-        else:
-            alts[-1].append(element)
+    """Split a rule's elements into its alternatives (without the ALT/END separators); cost O(len(rule))."""
+    alts: list[list[Element]] = []
+    start = 0
+    for i, element in enumerate(rule):
+        kind = element[0]
+        if kind in (_END, _ALT):
+            alts.append(list(rule[start:i]))
+            if kind == _END:
+                return alts
+            start = i + 1
+    alts.append(list(rule[start:]))
     return alts
 
 
-def nullable_rules(rules: Sequence[Sequence[Element]]) -> list[bool]:
-    """Return, per rule, whether it can match the empty string. Cost O(iterations × grammar size)."""
-    nullable = [False] * len(rules)
-    split = [alternatives(rule) for rule in rules]
-    changed = True
-    while changed:
-        changed = False
-        for sid, alts in enumerate(split):
-            if nullable[sid]:
-                continue
-            for alt in alts:
-                if all(e[0] == _E.RULE_REF and nullable[e[1]] for e in alt):
-                    nullable[sid] = True
-                    changed = True
+#: One alternative reduced to what the checks need: ``(owner rule, references with repeats, has a terminal,
+#: references before its first terminal, whether those are the whole alternative)``.
+_Alternative = tuple[int, list[int], bool, list[int], bool]
+
+
+def _split_all(rules: Sequence[Sequence[Element]], skip: Sequence[bool] | None = None) -> list[_Alternative]:
+    """Return every alternative of every rule (but those ``skip`` marks), reduced; O(grammar size)."""
+    out: list[_Alternative] = []
+    append = out.append
+    ref_kind, alt_kind, end_kind = _REF, _ALT, _END
+    for sid, rule in enumerate(rules):
+        if skip is not None and skip[sid]:
+            continue
+        refs: list[int] = []
+        lead = refs
+        for kind, value in rule:
+            if kind == ref_kind:
+                refs.append(value)
+            elif kind in (alt_kind, end_kind):
+                # ``lead is refs`` while no terminal has been seen: the leading references are all of them.
+                append((sid, refs, lead is not refs, lead, lead is refs))
+                if kind == end_kind:
                     break
-    return nullable
+                refs = []
+                lead = refs
+            elif lead is refs:
+                lead = refs.copy()
+        else:
+            append((sid, refs, lead is not refs, lead, lead is refs))
+    return out
+
+
+def _closure(
+    n_rules: int, alts: list[_Alternative], *, ignore_terminals: bool, given: Sequence[bool] | None = None
+) -> list[bool]:
+    """Least fixed point: a rule holds when one of its alternatives has only holding references.
+
+    With ``ignore_terminals`` an alternative's terminals do not matter (rules that can finish); without, an
+    alternative with a terminal never holds (rules that can match the empty string). Worklist algorithm, each
+    reference visited once: O(grammar size). Rules marked in ``given`` hold from the start.
+    """
+    holds = list(given) if given is not None else [False] * n_rules
+    pending = [0] * len(alts)
+    users: dict[int, list[int]] = {}
+    todo: list[int] = []
+    for index, (owner, refs, terminal, _lead, _whole) in enumerate(alts):
+        if terminal and not ignore_terminals:
+            pending[index] = -1
+            continue
+        pending[index] = len(refs)
+        if not refs:
+            if not holds[owner]:
+                holds[owner] = True
+                todo.append(owner)
+            continue
+        for ref in refs:
+            if ref in users:
+                users[ref].append(index)
+            else:
+                users[ref] = [index]
+    while todo:
+        sid = todo.pop()
+        for index in users.get(sid, ()):
+            pending[index] -= 1
+            if pending[index] == 0:
+                owner = alts[index][0]
+                if not holds[owner]:
+                    holds[owner] = True
+                    todo.append(owner)
+    return holds
+
+
+def nullable_rules(rules: Sequence[Sequence[Element]]) -> list[bool]:
+    """Return, per rule, whether it can match the empty string. Cost O(grammar size)."""
+    return _closure(len(rules), _split_all(rules), ignore_terminals=False)
 
 
 def productive_rules(rules: Sequence[Sequence[Element]]) -> list[bool]:
-    """Return, per rule, whether it can match at least one finite string."""
-    productive = [False] * len(rules)
-    split = [alternatives(rule) for rule in rules]
-    changed = True
-    while changed:
-        changed = False
-        for sid, alts in enumerate(split):
-            if productive[sid]:
-                continue
-            for alt in alts:
-                if all(e[0] != _E.RULE_REF or productive[e[1]] for e in alt):
-                    productive[sid] = True
-                    changed = True
-                    break
-    return productive
+    """Return, per rule, whether it can match at least one finite string. Cost O(grammar size)."""
+    return _closure(len(rules), _split_all(rules), ignore_terminals=True)
 
 
 def reachable_rules(rules: Sequence[Sequence[Element]], root: int) -> list[bool]:
@@ -84,30 +142,49 @@ def reachable_rules(rules: Sequence[Sequence[Element]], root: int) -> list[bool]
     return seen
 
 
-def _left_edges(rules: Sequence[Sequence[Element]], nullable: list[bool]) -> list[list[tuple[int, bool]]]:
+def _reachable(n_rules: int, alts: list[_Alternative], root: int) -> list[bool]:
+    """Return, per rule, whether it is reachable from ``root`` (O(grammar size))."""
+    successors: dict[int, list[int]] = {}
+    for owner, refs, _terminal, _lead, _whole in alts:
+        if refs:
+            successors.setdefault(owner, []).extend(refs)
+    seen = [False] * n_rules
+    seen[root] = True
+    todo = [root]
+    while todo:
+        for value in successors.get(todo.pop(), ()):
+            if not seen[value]:
+                seen[value] = True
+                todo.append(value)
+    return seen
+
+
+def _left_edges(alts: list[_Alternative], nullable: list[bool]) -> dict[int, list[tuple[int, bool]]]:
     """Edges A → (B, tail): B can be the first thing A matches; ``tail`` when B ends its alternative.
 
     A cycle made only of tail edges is harmless: with tail calls it pushes nothing, so the automaton reaches a
     fixed point (``( [x]* )*`` is such a grammar). A cycle with a non-tail edge would grow the stack forever
-    without consuming input: that is the left recursion we refuse.
+    without consuming input: that is the left recursion we refuse. Returns the edges of the rules that have some,
+    in rule order. Cost O(grammar size).
     """
-    edges: list[list[tuple[int, bool]]] = []
-    for rule in rules:
-        targets: list[tuple[int, bool]] = []
-        for alt in alternatives(rule):
-            for i, (kind, value) in enumerate(alt):
-                if kind != _E.RULE_REF:
-                    break
-                targets.append((value, i == len(alt) - 1))
-                if not nullable[value]:
-                    break
-        edges.append(targets)
+    edges: dict[int, list[tuple[int, bool]]] = {}
+    for owner, _refs, _terminal, lead, whole in alts:
+        if not lead:
+            continue
+        targets = edges.setdefault(owner, [])
+        last = len(lead) - 1 if whole else -1
+        for i, value in enumerate(lead):
+            targets.append((value, i == last))
+            if not nullable[value]:
+                break
     return edges
 
 
-def _strongly_connected(edges: list[list[tuple[int, bool]]]) -> list[int]:
-    """Return the strongly connected component index of every node (iterative Tarjan, O(V + E))."""
-    n = len(edges)
+def _strongly_connected(edges: dict[int, list[tuple[int, bool]]], n: int) -> list[int]:
+    """Return the strongly connected component of each of the ``n`` nodes (iterative Tarjan, O(V + E)).
+
+    Nodes on no edge keep component -1.
+    """
     index = [-1] * n
     low = [0] * n
     on_stack = [False] * n
@@ -115,7 +192,8 @@ def _strongly_connected(edges: list[list[tuple[int, bool]]]) -> list[int]:
     stack: list[int] = []
     counter = 0
     components = 0
-    for start in range(n):
+    no_edges: list[tuple[int, bool]] = []
+    for start in edges:
         if index[start] != -1:
             continue
         work: list[tuple[int, int]] = [(start, 0)]
@@ -125,9 +203,10 @@ def _strongly_connected(edges: list[list[tuple[int, bool]]]) -> list[int]:
         on_stack[start] = True
         while work:
             node, i = work[-1]
-            if i < len(edges[node]):
+            succs = edges.get(node, no_edges)
+            if i < len(succs):
                 work[-1] = (node, i + 1)
-                succ = edges[node][i][0]
+                succ = succs[i][0]
                 if index[succ] == -1:
                     index[succ] = low[succ] = counter
                     counter += 1
@@ -152,10 +231,10 @@ def _strongly_connected(edges: list[list[tuple[int, bool]]]) -> list[int]:
     return component
 
 
-def _left_recursive_cycle(edges: list[list[tuple[int, bool]]]) -> list[int] | None:
-    """Return a cycle of leftmost references that contains a non-tail edge, or None."""
-    component = _strongly_connected(edges)
-    for source, targets in enumerate(edges):
+def _left_recursive_cycle(edges: dict[int, list[tuple[int, bool]]], n: int) -> list[int] | None:
+    """Return a cycle of leftmost references (among ``n`` rules) that contains a non-tail edge, or None."""
+    component = _strongly_connected(edges, n)
+    for source, targets in edges.items():
         for target, tail in targets:
             if tail or component[source] != component[target]:
                 continue
@@ -165,7 +244,7 @@ def _left_recursive_cycle(edges: list[list[tuple[int, bool]]]) -> list[int] | No
             for node in queue:
                 if node == source:
                     break
-                for succ, _ in edges[node]:
+                for succ, _ in edges.get(node, ()):
                     if component[succ] == component[source] and succ not in parents:
                         parents[succ] = node
                         queue.append(succ)
@@ -183,24 +262,37 @@ def check_grammar(
     names: Sequence[str],
     offsets: dict[int, int],
     root: int,
+    chains: Sequence[RepetitionChain] = (),
 ) -> list[bool]:
     """Validate a parsed grammar; return the per-rule nullable flags.
 
     Raises :class:`GrammarError` (with the line and column of the rule concerned) for an undefined rule, left
-    recursion, or a reachable rule that can never finish.
+    recursion, or a reachable rule that can never finish. Cost O(grammar size), where the inner links of the
+    repetition ``chains`` (as the parser made them: ``unit next-link | ε``) count for nothing: every link can be
+    empty and can finish, and a link has the same leftmost references as the outermost one, which stands for the
+    whole chain in the left-recursion check (a cycle through an inner link passes through the outermost one,
+    the only link referenced from outside the chain, and that one reaches the unit's references directly).
     """
-    for sid, rule in enumerate(rules):
-        if rule is None:
-            raise GrammarError(f"undefined rule '{names[sid]}'", text=text, offset=offsets[sid], rule=names[sid])
-    complete: list[Sequence[Element]] = [rule for rule in rules if rule is not None]
-    nullable = nullable_rules(complete)
-    cycle = _left_recursive_cycle(_left_edges(complete, nullable))
+    if None in rules:
+        sid = list(rules).index(None)
+        raise GrammarError(f"undefined rule '{names[sid]}'", text=text, offset=offsets[sid], rule=names[sid])
+    complete = cast("Sequence[Sequence[Element]]", rules)
+    n_rules = len(complete)
+    inner: list[bool] | None = None
+    if chains:
+        inner = [False] * n_rules
+        for chain in chains:
+            for sid in chain.rule_ids[1:]:
+                inner[sid] = True
+    alts = _split_all(complete, inner)
+    nullable = _closure(n_rules, alts, ignore_terminals=False, given=inner)
+    cycle = _left_recursive_cycle(_left_edges(alts, nullable), n_rules)
     if cycle is not None:
         shown = " -> ".join(names[s] for s in [*cycle, cycle[0]])
         first = cycle[0]
         raise GrammarError(f"left recursion: {shown}", text=text, offset=offsets[first], rule=names[first])
-    productive = productive_rules(complete)
-    reachable = reachable_rules(complete, root)
+    productive = _closure(n_rules, alts, ignore_terminals=True, given=inner)
+    reachable = _reachable(n_rules, alts, root)
     for sid in range(len(complete)):
         if reachable[sid] and not productive[sid]:
             raise GrammarError(

@@ -15,7 +15,10 @@ its links as one counter instead of ``n`` unrelated rules.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from ._elements import Element, ElementType
 from .errors import GrammarError
@@ -38,13 +41,44 @@ MAX_NESTED_REPETITION = 10_000
 #: Largest total number of elements after expansion, over all rules.
 MAX_ELEMENTS = 4_000_000
 
-_E = ElementType
+
+class _E:
+    """Element kinds as plain ints (equal to :class:`ElementType`'s): tuples of plain ints are left alone by the
+    garbage collector, which matters for grammars with 10^5 helper rules."""
+
+    END = int(ElementType.END)
+    ALT = int(ElementType.ALT)
+    RULE_REF = int(ElementType.RULE_REF)
+    CHAR = int(ElementType.CHAR)
+    CHAR_NOT = int(ElementType.CHAR_NOT)
+    CHAR_RNG_UPPER = int(ElementType.CHAR_RNG_UPPER)
+    CHAR_ALT = int(ElementType.CHAR_ALT)
+    CHAR_ANY = int(ElementType.CHAR_ANY)
+    TOKEN = int(ElementType.TOKEN)
+    TOKEN_NOT = int(ElementType.TOKEN_NOT)
+
+
+_CHAR = _E.CHAR
+_REF = _E.RULE_REF
+_ALT_ELEMENT: Element = (_E.ALT, 0)
+_END_ELEMENT: Element = (_E.END, 0)
 _HEX = "0123456789abcdefABCDEF"
 _SIMPLE_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "\\": "\\", '"': '"', "[": "[", "]": "]"}
 
 
-def _is_word_char(c: str) -> bool:
-    return c.isascii() and (c.isalnum() or c == "-" or c == "_")
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_SPACE = re.compile(r"(?:[ \t]+|#[^\r\n]*)*")
+_SPACE_NEWLINES = re.compile(r"(?:[ \t\r\n]+|#[^\r\n]*)*")
+#: A run of literal characters that need no decoding (no quote, backslash or line break).
+_PLAIN_LITERAL = re.compile(r'[^"\\\r\n]+')
+_DIGITS = re.compile(r"[0-9]+")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+# Fast paths of the scanner: a reference, or a literal without escapes, with the spacing after it (``_NL``:
+# line breaks allowed, inside groups).
+_REF_ITEM = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t]+|#[^\r\n]*)*")
+_REF_ITEM_NL = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t\r\n]+|#[^\r\n]*)*")
+_LITERAL_ITEM = re.compile(r'"([^"\\\r\n]*)"(?:[ \t]+|#[^\r\n]*)*')
+_LITERAL_ITEM_NL = re.compile(r'"([^"\\\r\n]*)"(?:[ \t\r\n]+|#[^\r\n]*)*')
 
 
 @dataclass(frozen=True)
@@ -65,7 +99,7 @@ class ParsedGrammar:
 
     text: str
     symbol_ids: dict[str, int] = field(default_factory=dict)
-    rules: list[list[Element] | None] = field(default_factory=list)
+    rules: list[Sequence[Element] | None] = field(default_factory=list)
     #: Offset of each rule's definition (or first reference, for undefined rules) in ``text``.
     offsets: dict[int, int] = field(default_factory=dict)
     defined: set[int] = field(default_factory=set)
@@ -83,7 +117,11 @@ class ParsedGrammar:
 
 
 class _Parser:
-    """A hand-written scanner over the grammar text; methods return the new offset."""
+    """A scanner over the grammar text; methods return the new offset.
+
+    References, escape-free literals and spacing are matched by compiled regular expressions (no per-character
+    Python work); escapes, classes and operators are read character by character.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -100,35 +138,23 @@ class _Parser:
         return self.text[pos] if pos < self.n else ""
 
     def skip_space(self, pos: int, newline_ok: bool) -> int:
-        text, n = self.text, self.n
-        while pos < n:
-            c = text[pos]
-            if c == " " or c == "\t":
-                pos += 1
-            elif c == "#":
-                while pos < n and text[pos] not in "\r\n":
-                    pos += 1
-            elif newline_ok and (c == "\n" or c == "\r"):
-                pos += 1
-            else:
-                break
-        return pos
+        """Return the offset after spaces, tabs, comments (and line breaks when ``newline_ok``) from ``pos``."""
+        return (_SPACE_NEWLINES if newline_ok else _SPACE).match(self.text, pos).end()  # type: ignore[union-attr]
 
     def scan_name(self, pos: int) -> int:
-        end = pos
-        while end < self.n and _is_word_char(self.text[end]):
-            end += 1
-        if end == pos:
+        """Return the offset just past the rule name at ``pos``; raise if there is none."""
+        match = _NAME.match(self.text, pos)
+        if match is None:
             shown = repr(self.char_at(pos)) if pos < self.n else "end of input"
             raise self.fail(f"expecting a rule name, found {shown}", pos)
-        return end
+        return match.end()
 
     def scan_int(self, pos: int) -> tuple[int, int]:
-        end = pos
-        while end < self.n and self.text[end].isascii() and self.text[end].isdigit():
-            end += 1
-        if end == pos:
+        """Return ``(value, offset after it)`` for the decimal integer at ``pos``."""
+        match = _DIGITS.match(self.text, pos)
+        if match is None:
             raise self.fail("expecting an integer", pos)
+        end = match.end()
         if end - pos > 9:
             raise self.fail(f"repetition bound too large (limit {MAX_REPETITION_BOUND})", pos)
         return int(self.text[pos:end]), end
@@ -240,16 +266,41 @@ class _Parser:
     def parse_sequence(self, pos: int, rule_name: str, elements: list[Element], nested: bool) -> tuple[int, int]:
         """Parse one alternative, appending to ``elements``; return (offset, repetition weight)."""
         text = self.text
+        ids = self.out.symbol_ids
+        ref_item = _REF_ITEM_NL if nested else _REF_ITEM
+        literal_item = _LITERAL_ITEM_NL if nested else _LITERAL_ITEM
         last_start = len(elements)  # start of the last item, the operand of a following repetition
         last_weight = 1  # repetition weight of the last item
         weight = 1
         while pos < self.n:
             c = text[pos]
+            if c in _NAME_CHARS:
+                item = ref_item.match(text, pos)
+                assert item is not None  # c is a name character
+                name = item.group(1)
+                ref = ids.get(name)
+                if ref is None:
+                    ref = self.symbol_id(name, pos)
+                last_start = len(elements)
+                elements.append((_REF, ref))
+                last_weight = 1
+                pos = item.end()
+                continue
+            if c == '"' and (item := literal_item.match(text, pos)) is not None:
+                last_start = len(elements)
+                elements.extend([(_CHAR, ord(ch)) for ch in item.group(1)])
+                last_weight = 1
+                pos = item.end()
+                continue
             if c == '"':
                 start = pos
                 pos += 1
                 last_start = len(elements)
                 while True:
+                    plain = _PLAIN_LITERAL.match(text, pos)
+                    if plain is not None:
+                        pos = plain.end()
+                        elements.extend([(_CHAR, ord(ch)) for ch in plain.group()])
                     if pos >= self.n:
                         raise self.fail("unterminated literal", start, rule_name)
                     if text[pos] == '"':
@@ -257,7 +308,7 @@ class _Parser:
                     if text[pos] in "\r\n":
                         raise self.fail("unterminated literal (newline inside)", start, rule_name)
                     value, pos = self.scan_char(pos)
-                    elements.append((_E.CHAR, value))
+                    elements.append((_CHAR, value))
                 last_weight = 1
                 pos = self.skip_space(pos + 1, nested)
             elif c == "[":
@@ -304,13 +355,6 @@ class _Parser:
                 elements.append((kind, token_id))
                 last_weight = 1
                 pos = self.skip_space(pos + 2, nested)
-            elif _is_word_char(c):
-                name_end = self.scan_name(pos)
-                ref = self.symbol_id(text[pos:name_end], pos)
-                last_start = len(elements)
-                elements.append((_E.RULE_REF, ref))
-                last_weight = 1
-                pos = self.skip_space(name_end, nested)
             elif c == "(":
                 start = pos
                 pos = self.skip_space(pos + 1, True)
@@ -357,7 +401,8 @@ class _Parser:
                 last_weight = self.repeat(elements, last_start, (low, high), rule_name, op_at, last_weight)
             else:
                 break
-            weight = max(weight, last_weight)
+            if last_weight > weight:
+                weight = last_weight
         return pos, weight
 
     def repeat(
@@ -381,28 +426,51 @@ class _Parser:
                 op_at,
                 rule_name,
             )
+        if len(unit) * low > MAX_ELEMENTS:
+            raise self.fail(f"grammar expands to more than {MAX_ELEMENTS} elements", op_at)
         if low == 0:
             del elements[last_start:]
         else:
             for _ in range(1, low):
                 elements.extend(unit)
         optional_count = 1 if high < 0 else high - low
-        last_rule = 0
-        chain: list[int] = []
-        for i in range(optional_count):
-            sid = self.generate_symbol(rule_name, op_at)
-            body = list(unit)
-            if high < 0:
-                body.append((_E.RULE_REF, sid))
-            elif i > 0:
-                body.append((_E.RULE_REF, last_rule))
-            body.append((_E.ALT, 0))
-            body.append((_E.END, 0))
-            self.add_rule(sid, body)
-            last_rule = sid
-            chain.append(sid)
-        if optional_count > 0:
-            elements.append((_E.RULE_REF, last_rule))
+        if optional_count == 0:
+            return weight
+        # One helper rule per optional copy, created in a batch: ids, names and bodies as generate_symbol and
+        # add_rule would make them, with the size limit checked before anything is allocated.
+        out = self.out
+        ids, rules, offsets, generated = out.symbol_ids, out.rules, out.offsets, out.generated
+        reserved = self.reserved_names
+        # Each link is the unit, a reference to the next link (none in the innermost bounded one), ALT and END.
+        out.element_count += optional_count * (len(unit) + 3) - (1 if high >= 0 else 0)
+        if out.element_count > MAX_ELEMENTS:
+            raise self.fail(f"grammar expands to more than {MAX_ELEMENTS} elements", op_at)
+        first = len(ids)
+        stop = first + optional_count
+        names = [f"{rule_name}_{sid}" for sid in range(first, stop)]
+        if reserved.isdisjoint(names) and ids.keys().isdisjoint(names):
+            ids.update(zip(names, range(first, stop), strict=True))
+        else:  # rare: a name is taken; add a counter, one name at a time so that they stay distinct
+            for sid in range(first, stop):
+                name = f"{rule_name}_{sid}"
+                while name in ids or name in reserved:
+                    self._generated_counter += 1
+                    name = f"{rule_name}_{sid}_{self._generated_counter}"
+                ids[name] = sid
+        offsets.update(dict.fromkeys(range(first, stop), op_at))
+        generated.update(range(first, stop))
+        unit_elements = tuple(unit)
+        tail = (_ALT_ELEMENT, _END_ELEMENT)
+        if high < 0:
+            rules.append((*unit_elements, (_REF, first), *tail))
+        else:
+            # The innermost link first; each later one refers to the one before it.
+            rules.append(unit_elements + tail)
+            refs = zip(repeat(_REF), range(first, stop - 1))
+            rules.extend([(*unit_elements, ref, _ALT_ELEMENT, _END_ELEMENT) for ref in refs])
+        last_rule = stop - 1
+        chain = range(first, stop)
+        elements.append((_REF, last_rule))
         if high > 1 and high - low > 1:
             # Outermost link first: the one referenced from the expansion site.
             self.out.chains.append(RepetitionChain(tuple(reversed(chain)), tuple(unit)))
@@ -411,24 +479,13 @@ class _Parser:
 
 def _names_in(text: str) -> set[str]:
     """Return every maximal run of name characters in ``text`` (a superset of the rule names), O(len)."""
-    names: set[str] = set()
-    i, n = 0, len(text)
-    while i < n:
-        if _is_word_char(text[i]):
-            j = i + 1
-            while j < n and _is_word_char(text[j]):
-                j += 1
-            names.add(text[i:j])
-            i = j
-        else:
-            i += 1
-    return names
+    return set(_NAME.findall(text))
 
 
 def parse_gbnf(text: str) -> ParsedGrammar:
     """Parse GBNF ``text``; return the rules (undefined references are checked by the caller).
 
     Raises :class:`GrammarError` with line and column on any syntax error. Cost: linear in the text plus the
-    expanded size of repetitions.
+    expanded size of repetitions (a repetition's helper rules are made in one batch, about 1 µs each).
     """
     return _Parser(text).parse()

@@ -37,7 +37,7 @@ from .regex_gbnf import NEVER_CLASS, RegexError, RegexNode, length_bounds, parse
 __all__ = ["WHITESPACE", "Emitter"]
 
 # Whitespace allowed between tokens, by mode (see json_schema's module docstring).
-WHITESPACE = {"llama": '| " " | "\\n"{1,2} [ \\t]{0,20}', "compact": '" "?', "none": ""}
+WHITESPACE = {"llama": '"" | " " | "\\n"{1,2} [ \\t]{0,20}', "compact": '" "?', "none": ""}
 _SEGMENT_NAMES = {
     "properties": "prop",
     "$defs": "defs",

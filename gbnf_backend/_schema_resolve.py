@@ -186,6 +186,24 @@ class Registry:
         return valid
 
     @staticmethod
+    def checker(schema: dict[str, Any]) -> Callable[[Any], bool]:
+        """jsonschema's verdict for a standalone schema without references, as a function of the value.
+
+        The validator is built once (formats asserted); each call costs one validation. A malformed schema
+        accepts nothing.
+        """
+        import jsonschema
+
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.exceptions.SchemaError:
+            return lambda value: False
+        validator = jsonschema.Draft202012Validator(
+            schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        )
+        return lambda value: bool(validator.is_valid(value))
+
+    @staticmethod
     def valid_schema(schema: dict[str, Any], value: Any) -> bool:
         """jsonschema's verdict for a standalone schema without references (formats asserted)."""
         import jsonschema

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .grammar import format_class_char, format_literal
+
 __all__ = [
     "ANY",
     "Charset",
@@ -88,34 +90,9 @@ def subtract(a: Charset, b: Charset) -> Charset:
     return intersect(a, complement(b))
 
 
-def _escape_cp(cp: int, in_class: bool) -> str:
-    ch = chr(cp)
-    if ch == "\\":
-        return "\\\\"
-    if ch == '"' and not in_class:
-        return '\\"'
-    if in_class and ch in "[]":
-        return "\\" + ch
-    if in_class and ch in "-^":
-        return f"\\x{cp:02X}"  # GBNF has no \- or \^ escapes
-    if ch == "\n":
-        return "\\n"
-    if ch == "\r":
-        return "\\r"
-    if ch == "\t":
-        return "\\t"
-    if 0x20 <= cp < 0x7F:
-        return ch
-    if cp < 0x100:
-        return f"\\x{cp:02X}"
-    if cp < 0x10000:
-        return f"\\u{cp:04X}"
-    return f"\\U{cp:08X}"
-
-
 def gbnf_literal(text: str) -> str:
-    """Return ``text`` as a GBNF string literal (quoted, escaped; non-ASCII as ``\\u``/``\\U``)."""
-    return '"' + "".join(_escape_cp(ord(c), False) for c in text) + '"'
+    """Return ``text`` as a GBNF string literal (quoted, escaped; non-ASCII as ``\\u``/``\\U``); O(len(text))."""
+    return format_literal(text, ascii_only=True)
 
 
 def gbnf_class(cs: Charset) -> str:
@@ -128,11 +105,11 @@ def gbnf_class(cs: Charset) -> str:
     parts = []
     for lo, hi in body_set:
         if lo == hi:
-            parts.append(_escape_cp(lo, True))
+            parts.append(format_class_char(lo, ascii_only=True))
         elif hi == lo + 1:
-            parts.append(_escape_cp(lo, True) + _escape_cp(hi, True))
+            parts.append(format_class_char(lo, ascii_only=True) + format_class_char(hi, ascii_only=True))
         else:
-            parts.append(_escape_cp(lo, True) + "-" + _escape_cp(hi, True))
+            parts.append(format_class_char(lo, ascii_only=True) + "-" + format_class_char(hi, ascii_only=True))
     if use_neg and not body_set:
         return "."  # every code point
     return "[" + ("^" if use_neg else "") + "".join(parts) + "]"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cached_property
+from typing import cast
 
 from ._analysis import check_grammar
 from ._elements import Element, ElementType, Rule, char_run_end, is_end_of_alternative
@@ -47,7 +48,7 @@ class Grammar:
         self.text = text
         self.root = root
         self.names: tuple[str, ...] = tuple(names)
-        self.symbol_ids: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self.symbol_ids: dict[str, int] = dict(zip(self.names, range(len(self.names)), strict=True))
         self.rules: tuple[Rule, ...] = tuple(rules)
         self.nullable: tuple[bool, ...] = tuple(nullable)
         self.chains: tuple[RepetitionChain, ...] = tuple(chains)
@@ -68,12 +69,10 @@ class Grammar:
         if root not in parsed.symbol_ids or parsed.symbol_ids[root] not in parsed.defined:
             where = len(text.rstrip()) if text.strip() else 0
             raise GrammarError(f"the grammar has no rule named '{root}' (the root)", text=text, offset=where)
-        names = [""] * len(parsed.symbol_ids)
-        for name, sid in parsed.symbol_ids.items():
-            names[sid] = name
+        names = list(parsed.symbol_ids)  # ids are handed out in insertion order
         root_id = parsed.symbol_ids[root]
-        nullable = check_grammar(text, parsed.rules, names, parsed.offsets, root_id)
-        rules = [tuple(rule) for rule in parsed.rules if rule is not None]
+        nullable = check_grammar(text, parsed.rules, names, parsed.offsets, root_id, parsed.chains)
+        rules = list(map(tuple, cast("list[Sequence[Element]]", parsed.rules)))  # checked: no None left
         return cls(
             text=text,
             root=root,
@@ -146,12 +145,15 @@ class Grammar:
         return out
 
 
-def _escape_char(cp: int, specials: dict[int, str]) -> str:
+def _escape_char(cp: int, specials: dict[int, str], ascii_only: bool, astral_verbatim: bool) -> str:
     if cp in specials:
         return specials[cp]
-    ch = chr(cp)
-    if 0x20 <= cp < 0x7F or (cp >= 0xA0 and ch.isprintable() and not 0xD800 <= cp <= 0xDFFF):
-        return ch
+    if 0x20 <= cp < 0x7F:
+        return chr(cp)
+    if cp >= 0x10000 and astral_verbatim:
+        return chr(cp)
+    if cp >= 0xA0 and not ascii_only and not 0xD800 <= cp <= 0xDFFF and chr(cp).isprintable():
+        return chr(cp)
     if cp < 0x100:
         return f"\\x{cp:02X}"
     if cp < 0x10000:
@@ -172,14 +174,23 @@ _CLASS_SPECIALS = {
 }
 
 
-def format_literal(text: str) -> str:
-    """Return ``text`` as a GBNF string literal (quotes, escapes for ``"``, ``\\``, controls)."""
-    return '"' + "".join(_escape_char(ord(c), _LITERAL_SPECIALS) for c in text) + '"'
+def format_literal(text: str, *, ascii_only: bool = False) -> str:
+    """Return ``text`` as a GBNF string literal (quotes, escapes for ``"``, ``\\``, controls); O(len(text)).
+
+    Printable non-ASCII characters are written as themselves unless ``ascii_only`` (then ``\\x``/``\\u``/``\\U``
+    escapes, so the GBNF text is pure ASCII).
+    """
+    return '"' + "".join(_escape_char(ord(c), _LITERAL_SPECIALS, ascii_only, False) for c in text) + '"'
 
 
-def format_class_char(cp: int) -> str:
-    """Return one code point written for use inside a GBNF character class."""
-    return _escape_char(cp, _CLASS_SPECIALS)
+def format_class_char(cp: int, *, ascii_only: bool = False, astral_verbatim: bool = False) -> str:
+    """Return one code point written for use inside a GBNF character class (``]``, ``[``, ``-``, ``^`` escaped).
+
+    Printable non-ASCII characters are written as themselves unless ``ascii_only``; ``astral_verbatim`` writes
+    every character above U+FFFF as itself (some GBNF readers, llguidance's among them, mangle ``\\U``
+    escapes). Cost O(1).
+    """
+    return _escape_char(cp, _CLASS_SPECIALS, ascii_only, astral_verbatim)
 
 
 def format_rule(rule: Rule, names: Sequence[str]) -> str:

@@ -7,8 +7,10 @@ import json
 import pytest
 
 from gbnf_backend import Grammar, GrammarError
+from gbnf_backend._analysis import alternatives, nullable_rules
 from gbnf_backend._elements import ElementType
-from gbnf_backend._gbnf_parser import MAX_NESTED_REPETITION, MAX_REPETITION_BOUND
+from gbnf_backend._gbnf_parser import MAX_ELEMENTS, MAX_NESTED_REPETITION, MAX_REPETITION_BOUND
+from gbnf_backend.grammar import format_class_char, format_literal
 from tests.corpora import CORPORA
 
 PARSER_CORPUS = json.loads((CORPORA / "gbnf-parser.json").read_text())
@@ -65,6 +67,9 @@ def _error(text: str, root: str = "root") -> GrammarError:
         ('foo ::= "a"', 1, 12, "no rule named 'root'"),
         (f'root ::= "a"{{{MAX_REPETITION_BOUND + 1}}}', 1, 13, "above the limit"),
         ('root ::= ("a"{0,200}){0,200}', 1, 22, f"limit of {MAX_NESTED_REPETITION}"),
+        # A line break ends a rule outside groups, after a literal too.
+        ('root ::= "ab"\n  "c"', 2, 3, "expecting a rule name"),
+        ('root ::= x # note\nx ::= "a" "b" # note\n  y', 3, 4, "'::='"),
     ],
 )
 def test_refusals_name_line_and_column(text: str, line: int, column: int, words: str) -> None:
@@ -76,6 +81,19 @@ def test_refusals_name_line_and_column(text: str, line: int, column: int, words:
     snippet_line, caret = error.source_line.splitlines()
     assert snippet_line == text.splitlines()[line - 1]
     assert caret.index("^") == column - 1
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        (f'x ::= "{"x" * 50}"{{{MAX_REPETITION_BOUND}}}\nroot ::= x', 1, 59),  # inline copies
+        (f'root ::= "a"\nx ::= "{"x" * 40}"{{0,{MAX_REPETITION_BOUND}}} "b"', 2, 49),  # a chain of helper rules
+    ],
+)
+def test_size_limit_is_checked_before_a_repetition_is_expanded(text: str, line: int, column: int) -> None:
+    error = _error(text)
+    assert f"more than {MAX_ELEMENTS} elements" in str(error)
+    assert (error.line, error.column) == (line, column)
 
 
 def test_left_recursion_through_a_rule_that_can_be_empty() -> None:
@@ -149,3 +167,65 @@ def test_token_references_parse() -> None:
 def test_non_str_input_is_a_type_error() -> None:
     with pytest.raises(TypeError):
         Grammar.from_gbnf(b'root ::= "a"')  # type: ignore[arg-type]
+
+
+def test_literals_and_references_with_comments_and_line_breaks_in_groups() -> None:
+    text = 'root ::= ( "a\\"b" # one\n   x "c"# two\n | "" ) "d"  # three\nx ::= "\\x78"\n'
+    grammar = Grammar.from_gbnf(text)
+    assert grammar.matches('a"bxcd') and grammar.matches("d")
+    assert not grammar.matches('a\\"bxcd') and not grammar.matches("abxcd")
+
+
+def test_generated_names_never_collide_with_names_in_the_text() -> None:
+    # The helper names llama.cpp would give (rule name + "_" + id) are taken by rules the grammar defines.
+    text = 'root ::= "a"{0,3} root_1\nroot_1 ::= "b" root_2 root_3\nroot_2 ::= "c"\nroot_3 ::= "d"?\n'
+    grammar = Grammar.from_gbnf(text)
+    assert len(set(grammar.names)) == len(grammar.names)
+    assert grammar.matches("aabcd") and grammar.matches("bc") and not grammar.matches("aaaabc")
+    assert Grammar.from_gbnf(grammar.to_gbnf()).canonical() == grammar.canonical()
+
+
+def test_analysis_of_long_dependency_chains_in_either_direction() -> None:
+    # r0 needs r1 needs ... r3000: nullable and "can finish" only propagate from the last rule back to the first,
+    # against the id order (the case that made a round-robin fixed point quadratic).
+    n = 3000
+    forward = "root ::= r0\n" + "".join(f'r{k} ::= "x" r{k + 1} | r{k + 1}\n' for k in range(n))
+    grammar = Grammar.from_gbnf(forward + f'r{n} ::= "y" |\n')
+    assert all(grammar.nullable)
+    assert grammar.matches("") and grammar.matches("xxy") and not grammar.matches("yx")
+    assert "can never finish" in str(_error(forward + f'r{n} ::= "y" r{n}\n'))
+    looped = str(_error(forward + f'r{n} ::= r0 "z" |\n'))
+    assert "left recursion" in looped and "r0 -> r1 -> r2" in looped
+
+
+def test_nullable_rules_and_alternatives() -> None:
+    a, b, c = 0, 1, 2
+    ref, ch, alt, end = ElementType.RULE_REF, ElementType.CHAR, ElementType.ALT, ElementType.END
+    rules = [
+        [(ref, b), (ref, c), (end, 0)],  # a ::= b c
+        [(ch, 120), (alt, 0), (ref, c), (end, 0)],  # b ::= "x" | c
+        [(ch, 121), (alt, 0), (end, 0)],  # c ::= "y" |
+    ]
+    assert nullable_rules(rules) == [True, True, True]
+    rules[c] = [(ch, 121), (end, 0)]
+    assert nullable_rules(rules) == [False, False, False]
+    assert alternatives(rules[b]) == [[(ch, 120)], [(ref, c)]]
+    assert alternatives([(ch, 1), (alt, 0), (alt, 0), (end, 0)]) == [[(ch, 1)], [], []]
+    assert a == 0
+
+
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_format_helpers_round_trip_every_kind_of_character(ascii_only: bool) -> None:
+    samples = [*range(0, 0x100), 0x2028, 0xFFFD, 0xFFFF, 0x1F600, 0xE0001, 0x10FFFF]
+    for cp in samples:
+        literal = format_literal(chr(cp) + "z", ascii_only=ascii_only)
+        member = format_class_char(cp, ascii_only=ascii_only)
+        assert Grammar.from_gbnf(f"root ::= {literal}").matches(chr(cp) + "z"), hex(cp)
+        klass = Grammar.from_gbnf(f"root ::= [{member}a]")
+        assert klass.matches(chr(cp)) and klass.matches("a") and (cp == 0x62 or not klass.matches("b")), hex(cp)
+        if ascii_only:
+            assert literal.isascii() and member.isascii(), hex(cp)
+    assert format_class_char(0x10FFFF, ascii_only=True, astral_verbatim=True) == chr(0x10FFFF)
+    assert format_class_char(0x4E2D, ascii_only=True, astral_verbatim=True) == "\\u4E2D"
+    assert format_class_char(0xE9) == "\u00e9"
+    assert format_class_char(ord("-")) == "\\x2D" and format_class_char(ord("^")) == "\\x5E"

@@ -323,3 +323,34 @@ def test_inputs_json_text_and_pydantic() -> None:
     assert g('{"type": "boolean"}').matches("true")
     with pytest.raises(SchemaError):
         convert_json_schema("{not json")
+
+
+def test_large_enums_keep_exactly_the_values_the_rest_of_the_schema_accepts() -> None:
+    # 3,000 values: each checked once against the other keywords, not against the whole enum.
+    values: list[Any] = [f"v{i}" for i in range(3000)] + [7, None, "far-too-long-value"]
+    grammar = g({"type": "string", "maxLength": 10, "enum": values, "title": "t"})
+    assert grammar.matches('"v0"') and grammar.matches('"v2999"')
+    assert not grammar.matches("7") and not grammar.matches("null") and not grammar.matches('"far-too-long-value"')
+    assert not grammar.matches('"v3000"')
+    only_annotations = g({"enum": [1, "a", None], "description": "d"})
+    assert only_annotations.matches("1") and only_annotations.matches('"a"') and only_annotations.matches("null")
+    # const with a sibling enum: the const must also be in the enum.
+    both = g({"const": "x", "enum": ["x", "y"]})
+    assert both.matches('"x"') and not both.matches('"y"')
+    assert not g({"anyOf": [{"const": "x", "enum": ["y"]}, {"const": 1}]}).matches('"x"')
+    referenced = g({"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "enum": ["a", 1]})
+    assert referenced.matches('"a"') and not referenced.matches("1")
+
+
+def test_no_bare_empty_alternatives_in_the_output() -> None:
+    # Some GBNF readers (xgrammar) refuse `x ::= | "a"`; an empty alternative is written "".
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "array", "items": {"type": "string", "maxLength": 3}}, "b": {"enum": [1, 2]}},
+    }
+    for mode in ("llama", "compact"):
+        text = json_schema_to_gbnf(schema, whitespace=mode)
+        for line in text.splitlines():
+            body = line.split("::=", 1)[1].strip()
+            assert not re.search(r"^\||\|$|\|\s*\||\(\s*\||\|\s*\)", body), line
+    assert '"" | " "' in json_schema_to_gbnf(schema)

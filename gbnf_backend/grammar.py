@@ -18,7 +18,7 @@ from ._npda import DEAD, NPDA
 from ._utf8 import feed_bytes
 from .errors import GrammarError
 
-__all__ = ["Grammar", "format_class_char", "format_literal"]
+__all__ = ["Grammar", "format_class_char", "format_literal", "separate_hex_escapes"]
 
 _E = ElementType
 
@@ -127,7 +127,7 @@ class Grammar:
     def to_gbnf(self) -> str:
         """Return GBNF text (one rule per line, helper rules included) that parses back to the same rules."""
         lines = [f"{name} ::= {format_rule(self.rules[sid], self.names)}" for sid, name in enumerate(self.names)]
-        return "\n".join(lines) + "\n"
+        return separate_hex_escapes("\n".join(lines) + "\n")
 
     def __str__(self) -> str:
         return self.to_gbnf()
@@ -249,3 +249,58 @@ def format_rule(rule: Rule, names: Sequence[str]) -> str:
     # An empty alternative is written "" so that it may stand anywhere (a trailing bare '|' would swallow the
     # next line).
     return " | ".join(alt if alt else '""' for alt in alts)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_ESCAPE_WIDTH = {"x": 2, "u": 4, "U": 8}
+
+
+def separate_hex_escapes(gbnf: str) -> str:
+    """Return ``gbnf`` with each raw hex digit that directly follows a ``\\xHH`` escape written as ``\\xHH`` too.
+
+    The grammar is unchanged for llama.cpp and for us (``\\x`` takes exactly two digits), but some readers take
+    every hex digit after ``\\x`` (xgrammar reads ``[^\\x2Da-z]`` as ``\\x2DA…``), and the ``\\u00HH`` spelling
+    is no way out because others drop its leading zeros (llguidance). Only the insides of literals and classes
+    are touched; cost O(len(gbnf)).
+    """
+    if "\\x" not in gbnf:
+        return gbnf
+    out: list[str] = []
+    i, n = 0, len(gbnf)
+    closer = ""  # '"' inside a literal, ']' inside a class, "" outside
+    after_hex = False
+    while i < n:
+        c = gbnf[i]
+        if not closer:
+            out.append(c)
+            if c == '"':
+                closer = '"'
+            elif c == "[":
+                closer = "]"
+            elif c == "#":
+                end = gbnf.find("\n", i)
+                end = n if end < 0 else end
+                out.append(gbnf[i + 1 : end])
+                i = end
+                continue
+            i += 1
+            continue
+        if c == "\\":
+            kind = gbnf[i + 1 : i + 2]
+            width = 2 + _ESCAPE_WIDTH.get(kind, 0)
+            out.append(gbnf[i : i + width])
+            i += width
+            after_hex = kind == "x"
+            continue
+        if c == closer:
+            closer = ""
+            after_hex = False
+        elif after_hex and c in _HEX_DIGITS:
+            out.append(f"\\x{ord(c):02X}")
+            i += 1
+            continue
+        else:
+            after_hex = False
+        out.append(c)
+        i += 1
+    return "".join(out)

@@ -42,6 +42,7 @@ from ._schema_formats import FORMATS
 from ._schema_ir import Normalizer
 from ._schema_resolve import Registry, Resolver
 from .errors import SchemaError
+from .grammar import separate_hex_escapes
 
 __all__ = ["SchemaGrammar", "SchemaWeakeningWarning", "convert_json_schema", "json_schema_to_gbnf"]
 
@@ -69,7 +70,7 @@ class SchemaGrammar:
         if self.root != "root":
             lines.append(f"root ::= {self.root}")
         lines.extend(f"{name} ::= {body}" for name, body in self.rules.items())
-        return "\n".join(lines) + "\n"
+        return separate_hex_escapes("\n".join(lines) + "\n")
 
 
 def _load(schema: Any) -> Any:

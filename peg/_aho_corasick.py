@@ -129,5 +129,6 @@ def _render(base: str, aut: Automaton, branches: dict[int, str] | None) -> dict[
                 alts.append(f"{_class(cs)} {cont}".rstrip())
         fallback = "." if not moves else _class(sorted(moves), negated=True)
         alts.append(f"{fallback} {names[0]}")
-        rules[names[s]] = " | ".join(alts) if alts[0] else "| " + " | ".join(alts[1:])
+        # The empty alternative is written '""' (not a bare '|'): the same grammar, and xgrammar accepts it.
+        rules[names[s]] = " | ".join(alt or '""' for alt in alts)
     return rules

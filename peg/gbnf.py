@@ -30,6 +30,7 @@ import warnings
 from dataclasses import dataclass
 
 from gbnf_backend.errors import GrammarError
+from gbnf_backend.grammar import separate_hex_escapes
 
 from . import _nodes as n
 from ._aho_corasick import complement_rules, factor_free, including_rules
@@ -173,7 +174,7 @@ class _Emitter:
 
     def render(self) -> str:
         names = ["root", *sorted(k for k in self.rules if k != "root")]
-        return "".join(f"{k} ::= {self.rules[k]}\n" for k in names)
+        return separate_hex_escapes("".join(f"{k} ::= {self.rules[k]}\n" for k in names))
 
     # --- rules ----------------------------------------------------------------------------------------
     def define(self, name: str, body: str) -> str:

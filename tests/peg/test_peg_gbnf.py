@@ -92,7 +92,9 @@ def test_until_is_an_aho_corasick_complement() -> None:
 
 def test_until_with_a_unicode_delimiter_escapes_non_ascii_in_classes() -> None:
     text = to_gbnf(until("<｜DSML｜"))
-    state_1 = "root--until-1-01 ::= \"\" | [<] root--until-1-01 | [\\uFF5C] root--until-1-02 | [^<\\uFF5C] root--until-1\n"
+    state_1 = (
+        'root--until-1-01 ::= "" | [<] root--until-1-01 | [\\uFF5C] root--until-1-02 | [^<\\uFF5C] root--until-1\n'
+    )
     assert state_1 in text
     assert text.endswith("root--until-1-06 ::= \"\" | [<] root--until-1-01 | [^<\\uFF5C] root--until-1\n")
     grammar = load_everywhere(text)

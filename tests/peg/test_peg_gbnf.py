@@ -80,12 +80,12 @@ def test_golden_grammars(parser: peg.Parser, expected: str) -> None:
 def test_until_is_an_aho_corasick_complement() -> None:
     expected = (
         "root ::= root--until-1\n"
-        "root--until-1 ::= \"\" | [<] root--until-1-01 | [^<] root--until-1\n"
-        "root--until-1-01 ::= \"\" | [<] root--until-1-01 | [/] root--until-1-02 | [^/<] root--until-1\n"
-        "root--until-1-02 ::= \"\" | [<] root--until-1-01 | [t] root--until-1-03 | [^<t] root--until-1\n"
-        "root--until-1-03 ::= \"\" | [<] root--until-1-01 | [a] root--until-1-04 | [^<a] root--until-1\n"
-        "root--until-1-04 ::= \"\" | [<] root--until-1-01 | [g] root--until-1-05 | [^<g] root--until-1\n"
-        "root--until-1-05 ::= \"\" | [<] root--until-1-01 | [^<>] root--until-1\n"
+        'root--until-1 ::= "" | [<] root--until-1-01 | [^<] root--until-1\n'
+        'root--until-1-01 ::= "" | [<] root--until-1-01 | [/] root--until-1-02 | [^/<] root--until-1\n'
+        'root--until-1-02 ::= "" | [<] root--until-1-01 | [t] root--until-1-03 | [^<t] root--until-1\n'
+        'root--until-1-03 ::= "" | [<] root--until-1-01 | [a] root--until-1-04 | [^<a] root--until-1\n'
+        'root--until-1-04 ::= "" | [<] root--until-1-01 | [g] root--until-1-05 | [^<g] root--until-1\n'
+        'root--until-1-05 ::= "" | [<] root--until-1-01 | [^<>] root--until-1\n'
     )
     golden(until("</tag>"), expected)
 
@@ -96,7 +96,7 @@ def test_until_with_a_unicode_delimiter_escapes_non_ascii_in_classes() -> None:
         'root--until-1-01 ::= "" | [<] root--until-1-01 | [\\uFF5C] root--until-1-02 | [^<\\uFF5C] root--until-1\n'
     )
     assert state_1 in text
-    assert text.endswith("root--until-1-06 ::= \"\" | [<] root--until-1-01 | [^<\\uFF5C] root--until-1\n")
+    assert text.endswith('root--until-1-06 ::= "" | [<] root--until-1-01 | [^<\\uFF5C] root--until-1\n')
     grammar = load_everywhere(text)
     assert grammar.matches("a<｜DSML") and not grammar.matches("a<｜DSML｜b")
 

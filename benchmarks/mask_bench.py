@@ -19,11 +19,13 @@ output before accepting it.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._peers import (  # noqa: E402
+    LlamaCppSampler,
+    LlamaCppVocab,
+    PeerError,
+    TokenCandidates,
+    tekken_gguf,
+    word_trigger_pattern,
+    xgrammar_spelling,
+    xgrammar_tokenizer_info,
+)
 from gbnf_backend import Grammar  # noqa: E402
 from gbnf_backend.bitmask import allocate_token_bitmask  # noqa: E402
 from gbnf_backend.json_schema import json_schema_to_gbnf  # noqa: E402
@@ -202,11 +214,13 @@ def run_llguidance(case: Case, tokenizer: Any, tokens: list[int]) -> Run:
         # llguidance 1.9 cannot read the \U0010FFFF escapes of our GBNF, so it gets the schema itself.
         grammar = llguidance.grammar_from("json_schema", json.dumps(TOOL_SCHEMA))
     else:
-        # llguidance has no sampler triggers: free text is a lazy lexeme that stops at the marker.
+        # llguidance has no sampler triggers: free text up to the marker is one lazy lexeme (shortest match). The
+        # marker must be inside the lexeme: llguidance 1.9.1 panics on a lazy lexeme that matches the empty string
+        # ("assertion failed: !state.has_lowest_match()", reported by get_error() after the first mask).
         grammar = llguidance.grammar_from(
             "lark",
-            "%llguidance {}\nstart: prose call\nprose[lazy]: /(.|\\n)*/\n"
-            f'call: "<tool_call>" "\\n"? %json {json.dumps(TOOL_SCHEMA)} "\\n"? "</tool_call>"\n',
+            "%llguidance {}\nstart: prose call\nprose[lazy]: /(.|\\n)*<tool_call>/\n"
+            f'call: "\\n"? %json {json.dumps(TOOL_SCHEMA)} "\\n"? "</tool_call>"\n',
         )
     matcher = llguidance.LLMatcher(tokenizer, grammar)
     if matcher.is_error():
@@ -220,6 +234,8 @@ def run_llguidance(case: Case, tokenizer: Any, tokens: list[int]) -> Run:
             t0 = time.perf_counter()
             llnp.fill_next_token_bitmask(m, bitmask, 0)
             times.append((time.perf_counter() - t0) * 1e6)
+            if m.is_error():
+                raise RuntimeError(f"{case.name}: llguidance: {m.get_error().splitlines()[0]}")
             if not (int(bitmask[0, token >> 5]) >> (token & 31)) & 1:
                 raise AssertionError(f"{case.name}: llguidance masks out token {token}")
             m.consume_token(token)
@@ -228,6 +244,145 @@ def run_llguidance(case: Case, tokenizer: Any, tokens: list[int]) -> Run:
     cold = walk(matcher)
     warm = walk(llguidance.LLMatcher(tokenizer, grammar))
     return Run(compile_ms, cold, warm)
+
+
+def llama_cpp_peer(vocab: Vocabulary) -> tuple[LlamaCppVocab, TokenCandidates]:
+    """llama.cpp's vocabulary from a vocab-only GGUF of ``vocab`` (written once), and a full candidate array."""
+    peer = LlamaCppVocab(tekken_gguf(vocab))
+    if peer.n_tokens != vocab.size:
+        raise PeerError(f"llama.cpp loaded {peer.n_tokens} tokens, expected {vocab.size}")
+    return peer, TokenCandidates(peer.n_tokens)
+
+
+def run_llama_cpp(case: Case, peer: LlamaCppVocab, candidates: TokenCandidates, tokens: list[int]) -> Run:
+    patterns = [word_trigger_pattern(case.trigger_word)] if case.trigger_word else []
+    start = time.perf_counter()
+    sampler = peer.sampler(case.gbnf, trigger_patterns=patterns)
+    compile_ms = (time.perf_counter() - start) * 1e3
+
+    def walk(s: LlamaCppSampler) -> list[float]:
+        times = []
+        try:
+            for token in tokens:
+                candidates.reset()
+                t0 = time.perf_counter()
+                s.apply(candidates)
+                times.append((time.perf_counter() - t0) * 1e6)
+                if not candidates.allowed(token):
+                    raise AssertionError(f"{case.name}: llama.cpp masks out token {token} ({peer.piece(token)!r})")
+                s.accept(token)
+        finally:
+            s.close()
+        return times
+
+    cold = walk(sampler)
+    warm = walk(peer.sampler(case.gbnf, trigger_patterns=patterns))  # no cache in llama.cpp: the same work again
+    return Run(compile_ms, cold, warm)
+
+
+def xgrammar_compile(case: Case, tokenizer_info: Any) -> Any:
+    import xgrammar
+
+    compiler = xgrammar.GrammarCompiler(tokenizer_info, max_threads=1, cache_enabled=False)
+    if case.kind == "lazy":
+        tag = xgrammar.StructuralTagItem(begin="<tool_call>\n", schema=json.dumps(TOOL_SCHEMA), end="\n</tool_call>")
+        with warnings.catch_warnings():  # the (tags, triggers) form is deprecated in 0.2 but still the plain one
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return compiler.compile_structural_tag([tag], ["<tool_call>"])
+    return compiler.compile_grammar(xgrammar_spelling(case.gbnf))
+
+
+def exit_code_within(seconds: float, task: Callable[[], object]) -> int | None:
+    """Run ``task`` in a forked child; its exit code, or None if it was still running after ``seconds`` (killed).
+
+    A compiled peer cannot be interrupted in-process, so a compile that may take minutes is probed this way first.
+    """
+    import multiprocessing
+
+    child = multiprocessing.get_context("fork").Process(target=task, daemon=True)
+    child.start()
+    child.join(seconds)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        return None
+    return child.exitcode
+
+
+def run_xgrammar(case: Case, tokenizer_info: Any, tokens: list[int], limit_s: float) -> Run:
+    import xgrammar
+
+    if limit_s > 0:
+        code = exit_code_within(limit_s, lambda: xgrammar_compile(case, tokenizer_info))
+        if code is None:
+            raise TimeoutError(f"xgrammar did not compile the grammar within {limit_s:.0f} s (probed in a child)")
+        if code != 0:
+            raise RuntimeError(f"xgrammar's compile probe exited with code {code} (run with --compile-limit 0 to see)")
+    start = time.perf_counter()
+    compiled = xgrammar_compile(case, tokenizer_info)
+    matcher = xgrammar.GrammarMatcher(compiled)
+    compile_ms = (time.perf_counter() - start) * 1e3
+    bitmask = xgrammar.allocate_token_bitmask(1, tokenizer_info.vocab_size)
+    view = bitmask.numpy()
+
+    def walk(m: Any) -> list[float]:
+        times = []
+        for token in tokens:
+            t0 = time.perf_counter()
+            m.fill_next_token_bitmask(bitmask, 0)
+            times.append((time.perf_counter() - t0) * 1e6)
+            if not (int(view[0, token >> 5]) >> (token & 31)) & 1:
+                raise AssertionError(f"{case.name}: xgrammar masks out token {token}")
+            if not m.accept_token(token):
+                raise AssertionError(f"{case.name}: xgrammar refused token {token}")
+        return times
+
+    cold = walk(matcher)
+    warm = walk(xgrammar.GrammarMatcher(compiled))
+    return Run(compile_ms, cold, warm)
+
+
+def setup_llguidance(vocab: Vocabulary, args: argparse.Namespace) -> Callable[[Case, list[int]], Run]:
+    import llguidance
+
+    tokenizer = llguidance_tokenizer(vocab)
+    print(f"llguidance {getattr(llguidance, '__version__', '?')}: tokenizer ready")
+    return lambda case, tokens: run_llguidance(case, tokenizer, tokens)
+
+
+def setup_llama_cpp(vocab: Vocabulary, args: argparse.Namespace) -> Callable[[Case, list[int]], Run]:
+    start = time.perf_counter()
+    path = tekken_gguf(vocab)
+    peer, candidates = llama_cpp_peer(vocab)
+    print(
+        f"llama-cpp-python {peer.version}: vocab-only GGUF {path} loaded in {time.perf_counter() - start:.2f} s "
+        f"({peer.n_tokens} tokens)"
+    )
+    probe = generic_json_document()[:400]
+    if peer.tokenize(probe) != tokenize(probe):
+        print("llama.cpp: warning: its tokenization of a JSON sample differs from tekken's")
+    if args.check_gguf:
+        start = time.perf_counter()
+        same = Vocabulary.from_gguf(path).token_bytes == vocab.token_bytes
+        print(f"Vocabulary.from_gguf: token bytes equal tekken's: {same} ({time.perf_counter() - start:.1f} s)")
+    return lambda case, tokens: run_llama_cpp(case, peer, candidates, tokens)
+
+
+def setup_xgrammar(vocab: Vocabulary, args: argparse.Namespace) -> Callable[[Case, list[int]], Run]:
+    start = time.perf_counter()
+    info = xgrammar_tokenizer_info(vocab)
+    version = importlib.metadata.version("xgrammar")
+    seconds = time.perf_counter() - start
+    print(f"xgrammar {version}: tokenizer info in {seconds:.2f} s ({len(info.special_token_ids)} special ids)")
+    return lambda case, tokens: run_xgrammar(case, info, tokens, args.compile_limit)
+
+
+PEERS = ("llguidance", "llama.cpp", "xgrammar")
+PEER_SETUP: dict[str, Callable[[Vocabulary, argparse.Namespace], Callable[[Case, list[int]], Run]]] = {
+    "llguidance": setup_llguidance,
+    "llama.cpp": setup_llama_cpp,
+    "xgrammar": setup_xgrammar,
+}
 
 
 def summary(values: list[float]) -> tuple[float, float, float, float]:
@@ -245,6 +400,17 @@ def median_run(runs: list[Run]) -> tuple[float, tuple[float, ...], tuple[float, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=PEERS, metavar="PEER", help=f"peers not to run ({', '.join(PEERS)})"
+    )
+    parser.add_argument(
+        "--compile-limit",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="skip an xgrammar grammar whose compile takes longer than S seconds (0: no limit)",
+    )
+    parser.add_argument("--check-gguf", action="store_true", help="read the llama.cpp GGUF back with from_gguf")
     args = parser.parse_args()
     start = time.perf_counter()
     vocab = Vocabulary.from_tekken()
@@ -252,11 +418,13 @@ def main() -> None:
     engines: dict[str, Callable[[Case, list[int]], Run]] = {
         "pegchat": lambda case, tokens: run_ours(case, vocab, tokens),
     }
-    try:
-        tokenizer = llguidance_tokenizer(vocab)
-        engines["llguidance"] = lambda case, tokens: run_llguidance(case, tokenizer, tokens)
-    except ImportError:
-        print("llguidance not installed: no peer column")
+    for name in PEERS:
+        if name in args.skip:
+            continue
+        try:
+            engines[name] = PEER_SETUP[name](vocab, args)
+        except Exception as error:  # a missing or broken peer must not hide the others
+            print(f"{name}: not measured: {type(error).__name__}: {error}")
     header = f"{'grammar':<18} {'engine':<11} {'tokens':>6} {'compile ms':>10}"
     stats = f"{'mean':>8} {'p50':>7} {'p99':>8} {'max':>8}"
     print(f"\n{header} | cold µs: {stats} | warm µs: {stats}")
@@ -273,12 +441,16 @@ def main() -> None:
             cells = " ".join(f"{v:>8.0f}" if i % 4 != 1 else f"{v:>7.0f}" for i, v in enumerate(cold))
             wcells = " ".join(f"{v:>8.0f}" if i % 4 != 1 else f"{v:>7.0f}" for i, v in enumerate(warm))
             print(f"{case.name:<18} {name:<11} {len(tokens):>6} {compile_ms:>10.1f} | {cells:>33} | {wcells:>33}")
-        if "pegchat" in results and "llguidance" in results:
-            ours, theirs = results["pegchat"], results["llguidance"]
-            print(
-                f"{'':<18} ratio pegchat/llguidance: cold mean {ours[1][0] / theirs[1][0]:.1f}x, "
-                f"warm mean {ours[2][0] / theirs[2][0]:.1f}x, cold p99 {ours[1][2] / theirs[1][2]:.1f}x"
-            )
+        if "pegchat" in results:
+            ours = results["pegchat"]
+            ratios = [
+                f"pegchat/{name}: cold mean {ours[1][0] / theirs[1][0]:.3g}x, "
+                f"warm mean {ours[2][0] / theirs[2][0]:.3g}x, cold p99 {ours[1][2] / theirs[1][2]:.3g}x"
+                for name, theirs in results.items()
+                if name != "pegchat"
+            ]
+            for line in ratios:
+                print(f"{'':<18} ratio {line}")
 
 
 if __name__ == "__main__":

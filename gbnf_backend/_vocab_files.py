@@ -11,10 +11,14 @@ import binascii
 import functools
 import importlib.util
 import json
+import mmap
 import os
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ._vocab_pieces import BYTE_FALLBACK_RE, byte_level_decode_one, sentencepiece_decode_one
 from .errors import PegchatError
@@ -179,48 +183,136 @@ _GGUF_BYTE_LEVEL = frozenset({"gpt2"})
 _GGUF_SENTENCEPIECE = frozenset({"llama", "t5"})
 
 
-def _gguf_scalar(fields: dict[str, Any], key: str) -> int | None:
-    """Return the integer GGUF field ``key``, or None when absent."""
-    f = fields.get(key)
-    if f is None:
-        return None
-    return int(f.parts[f.data[0]][0])
+_GGUF_FIXED = {
+    0: "<u1",
+    1: "<i1",
+    2: "<u2",
+    3: "<i2",
+    4: "<u4",
+    5: "<i4",
+    6: "<f4",
+    7: "<u1",
+    10: "<u8",
+    11: "<i8",
+    12: "<f8",
+}
+_GGUF_STRING, _GGUF_ARRAY = 8, 9
+_GGUF_WANTED = frozenset(
+    {
+        "tokenizer.ggml.model",
+        "tokenizer.ggml.tokens",
+        "tokenizer.ggml.token_type",
+        "tokenizer.ggml.eos_token_id",
+        "tokenizer.ggml.eot_token_id",
+        "tokenizer.ggml.eom_token_id",
+    }
+)
+
+
+def _gguf_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Return the tokenizer keys of a GGUF file's metadata, skipping every other key and all tensors.
+
+    Reads the header and key/value section straight from a memory map (versions 2 and 3, little-endian): strings
+    are ``u64 length + bytes``, arrays ``u32 type + u64 count + items``. Skipping a large array (BPE merges)
+    costs one length read per string, so a 131k-token model file is read in well under a second. Raises
+    :class:`VocabularyError` for a file that is not GGUF or ends early.
+    """
+    with open(path, "rb") as handle:
+        try:
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file cannot be mapped
+            raise VocabularyError("not a GGUF file (empty)", path) from None
+    try:
+        if data[:4] != b"GGUF":
+            raise VocabularyError("not a GGUF file (bad magic)", path)
+        (version,) = struct.unpack_from("<I", data, 4)
+        if version not in (2, 3):
+            raise VocabularyError(
+                f"not a readable GGUF file (version {version}; versions 2 and 3, little-endian, are read)", path
+            )
+        _, kv_count = struct.unpack_from("<QQ", data, 8)
+        pos = 24
+        out: dict[str, Any] = {}
+
+        def string_at(at: int) -> tuple[bytes, int]:
+            (length,) = struct.unpack_from("<Q", data, at)
+            end = at + 8 + length
+            if end > len(data):
+                raise struct.error("string runs past the end of the file")
+            return bytes(data[at + 8 : end]), end
+
+        for _ in range(kv_count):
+            raw_key, pos = string_at(pos)
+            key = raw_key.decode("utf-8", "replace")
+            (kind,) = struct.unpack_from("<I", data, pos)
+            pos += 4
+            keep = key in _GGUF_WANTED
+            if kind == _GGUF_STRING:
+                value, pos = string_at(pos)
+                if keep:
+                    out[key] = value
+            elif kind in _GGUF_FIXED:
+                dtype = np.dtype(_GGUF_FIXED[kind])
+                if keep:
+                    out[key] = np.frombuffer(data, dtype=dtype, count=1, offset=pos)[0].item()
+                pos += dtype.itemsize
+            elif kind == _GGUF_ARRAY:
+                item_kind, count = struct.unpack_from("<IQ", data, pos)
+                pos += 12
+                if item_kind == _GGUF_STRING:
+                    items: list[bytes] = []
+                    for _ in range(count):
+                        item, pos = string_at(pos) if keep else (b"", pos + 8 + struct.unpack_from("<Q", data, pos)[0])
+                        if keep:
+                            items.append(item)
+                    if keep:
+                        out[key] = items
+                elif item_kind in _GGUF_FIXED:
+                    dtype = np.dtype(_GGUF_FIXED[item_kind])
+                    if keep:
+                        out[key] = np.frombuffer(data, dtype=dtype, count=count, offset=pos).tolist()
+                    pos += dtype.itemsize * count
+                else:
+                    raise VocabularyError(f"key {key!r}: unsupported array item type {item_kind}", path)
+            else:
+                raise VocabularyError(f"key {key!r}: unknown value type {kind}", path)
+            if pos > len(data):
+                raise struct.error("metadata runs past the end of the file")
+        return out
+    except VocabularyError:
+        raise
+    except (struct.error, ValueError) as exc:
+        raise VocabularyError(f"not a readable GGUF file ({type(exc).__name__}: {exc})", path) from None
+    finally:
+        data.close()
 
 
 def read_gguf(path: str | os.PathLike[str]) -> RawVocab:
-    """Read the vocabulary of a GGUF file (model or vocab-only) with ``gguf``; cost O(metadata size).
+    """Read the vocabulary of a GGUF file (model or vocab-only); cost O(metadata size), tensors are never read.
 
     ``tokenizer.ggml.model`` "gpt2" means byte-level BPE pieces, "llama"/"t5" SentencePiece pieces. Token
     types: control (3) and unknown (2) are special; user-defined (4) are text written plainly; unused (5)
     have no text; byte (6) pieces ``<0xNN>`` are that byte. End of generation: the EOS, EOT and EOM ids plus
     control tokens whose text is in :data:`EOG_TEXTS` (as llama.cpp does).
     """
-    try:
-        import gguf
-    except ImportError:  # pragma: no cover - gguf is a declared dependency of this feature
-        raise VocabularyError("reading GGUF needs the 'gguf' package (pip install gguf)", path) from None
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path}")
-    try:
-        reader = gguf.GGUFReader(path, "r")
-    except Exception as exc:  # the reader raises ValueError/struct.error/... on corrupt files
-        raise VocabularyError(f"not a readable GGUF file ({type(exc).__name__}: {exc})", path) from None
-    fields: dict[str, Any] = dict(reader.fields)
-    model_field = fields.get("tokenizer.ggml.model")
-    if model_field is None:
+    fields = _gguf_metadata(path)
+    model_value = fields.get("tokenizer.ggml.model")
+    if model_value is None:
         raise VocabularyError("no 'tokenizer.ggml.model' key (the file has no vocabulary)", path)
-    model = bytes(model_field.parts[model_field.data[0]]).decode("utf-8", "replace")
+    model = bytes(model_value).decode("utf-8", "replace")
     if model not in _GGUF_BYTE_LEVEL and model not in _GGUF_SENTENCEPIECE:
         raise VocabularyError(f"tokenizer.ggml.model {model!r} is not supported (need gpt2, llama or t5)", path)
-    tok_field = fields.get("tokenizer.ggml.tokens")
-    if tok_field is None:
+    raw_tokens = fields.get("tokenizer.ggml.tokens")
+    if not isinstance(raw_tokens, list):
         raise VocabularyError("no 'tokenizer.ggml.tokens' key", path)
-    pieces = [bytes(tok_field.parts[i]).decode("utf-8", "surrogateescape") for i in tok_field.data]
-    type_field = fields.get("tokenizer.ggml.token_type")
-    if type_field is None:
+    pieces = [piece.decode("utf-8", "surrogateescape") for piece in raw_tokens]
+    raw_types = fields.get("tokenizer.ggml.token_type")
+    if raw_types is None:
         types = [_GGUF_NORMAL] * len(pieces)
     else:
-        types = [int(type_field.parts[i][0]) for i in type_field.data]
+        types = [int(t) for t in raw_types]
         if len(types) != len(pieces):
             raise VocabularyError(f"{len(types)} token types for {len(pieces)} tokens", path)
 
@@ -248,8 +340,8 @@ def read_gguf(path: str | os.PathLike[str]) -> RawVocab:
         else:
             raise VocabularyError(f"token {i} has unknown token type {typ}", path)
     for key in ("tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id"):
-        value = _gguf_scalar(fields, key)
-        if value is None:
+        value = fields.get(key)
+        if not isinstance(value, int):
             continue
         if not 0 <= value < len(tokens):
             raise VocabularyError(f"{key}={value} is outside the {len(tokens)} tokens", path)

@@ -133,3 +133,16 @@ def test_gguf_without_vocabulary(tmp_path: Path) -> None:
     w.close()
     with pytest.raises(VocabularyError, match=r"no 'tokenizer\.ggml\.model' key"):
         Vocabulary.from_gguf(path)
+
+
+def test_truncated_gguf_names_the_problem(tmp_path: Path) -> None:
+    good = write_gguf(
+        tmp_path / "good.gguf", "llama", ["<unk>", "<s>", "</s>", "\u2581hi", "a"], [2, 3, 3, 1, 1], eos=2
+    )
+    data = good.read_bytes()
+    assert Vocabulary.from_gguf(good).size > 0
+    for cut in (3, 20, len(data) // 2):
+        broken = tmp_path / f"cut{cut}.gguf"
+        broken.write_bytes(data[:cut])
+        with pytest.raises(VocabularyError, match=r"cut\d+\.gguf: not a (readable )?GGUF file"):
+            Vocabulary.from_gguf(broken)

@@ -53,6 +53,11 @@ _WALK_LIMIT = 4096
 _DENSE_STATE = 24
 #: Below this many tokens under the live frontier, a trie walk continues in plain Python.
 _SMALL_FRONTIER = 48
+#: At most this many frontier nodes are handed to the plain walker at once (more: numpy is cheaper per node).
+_PLAIN_FRONTIER = 32
+#: A trie level is walked whole when its live parents are at least 1/this of its nodes.
+_DENSE_LEVEL = 8
+_UNSET: Any = object()
 _BOTTOM = -1  # marks a context key that reaches the real bottom of the stack (no sentinel needed)
 
 Words = npt.NDArray[np.uint32]
@@ -114,10 +119,21 @@ class VocabIndex:
             ends = np.append(starts[1:], nodes)
             self.child_start[owners] = starts
             self.child_end[owners] = ends
+        # 64-bit copies for the dense level walk (numpy's fastest gather and table index arithmetic).
+        self.trie_parent64 = parent.astype(np.int64)
+        self.trie_byte64 = vocab.trie_byte.astype(np.int64)
+        # Plain-Python views for the small walker (indexing a memoryview yields ints without numpy's overhead).
+        self.child_start_view = memoryview(self.child_start)
+        self.child_end_view = memoryview(self.child_end)
+        self.lex_start_view = memoryview(vocab.trie_lex_start)
+        self.lex_end_view = memoryview(vocab.trie_lex_end)
+        self.trie_bytes = vocab.trie_byte.tobytes()
         self.node_token = np.full(nodes, -1, dtype=np.int32)
         text_ids = np.flatnonzero(vocab.lengths > 0).astype(np.int32)
         text_nodes = vocab.token_trie_node[text_ids]
         self.node_token[text_nodes] = text_ids
+        self.text_ids = text_ids.astype(np.int64)
+        self.text_nodes = text_nodes.astype(np.int64)
         # Tokens with identical bytes share a node; keep the others aside (rare: usually none).
         shadowed = self.node_token[text_nodes] != text_ids
         self.duplicate_nodes = text_nodes[shadowed].astype(np.int64)
@@ -341,7 +357,7 @@ class MaskEngine:
             result = self._tighten(self._key_result(relaxed), start, left)
         elif len(key) <= 2 or key[1] == _BOTTOM:
             accepted, unknown = self._classify(start)
-            result = _KeyResult(ids_to_words(accepted, self.index.size), unknown)
+            result = _KeyResult(accepted, unknown)
             self.stats["key_classifications"] += 1
         else:
             prefix = self._key_result(key[:2])
@@ -350,7 +366,7 @@ class MaskEngine:
             elif prefix.unknown.size > _WALK_LIMIT:
                 # Walking many tokens one by one costs more than a trie walk that shares their prefixes.
                 accepted, unknown = self._classify(start)
-                result = _KeyResult(ids_to_words(accepted, self.index.size), unknown)
+                result = _KeyResult(accepted, unknown)
                 self.stats["key_classifications"] += 1
             else:
                 states = self.walk_states(start, prefix.unknown)
@@ -404,33 +420,87 @@ class MaskEngine:
                 node = npda.push(position, node)
         return self.bytes.state(npda.intern_state((node,)))
 
-    def _classify(self, start: int) -> tuple[Ids, Ids]:
-        """Walk every token from byte state ``start``; return (accepted ids, unknown ids). Cost ∝ live trie nodes.
+    def _classify(self, start: int) -> tuple[Words, Ids]:
+        """Walk every token from byte state ``start``; return (accepted bitmask, unknown ids). Cost ∝ live trie nodes.
 
-        Depth by depth with numpy while the live frontier is large; once only a few tokens remain below it, the
-        rest of the walk is a plain loop (numpy's per-call overhead would dominate).
+        Three walkers share the work, chosen per trie node:
+
+        * a level whose parents are mostly alive is processed whole with numpy (one gather per node, no frontier
+          bookkeeping: free-text contexts such as string contents keep most of the trie alive);
+        * a sparse frontier is expanded with numpy (children of the live nodes only);
+        * a node whose state accepts only a few bytes (a literal, punctuation, whitespace) or that has only a few
+          tokens below it is walked in plain Python, looking up just the accepted bytes among its children.
         """
         vocab, index, automaton = self.vocab, self.index, self.bytes
-        alive_nodes = np.zeros(1, dtype=np.int64)
-        alive_states = np.array([start], dtype=np.int32)
+        frontier_nodes = np.zeros(1, dtype=np.int64)
+        frontier_states = np.array([start], dtype=np.int32)
+        walk = _SmallWalk(self)
         accepted_nodes: list[npt.NDArray[np.int64]] = []
         unknown_nodes: list[npt.NDArray[np.int64]] = []
-        trie_byte = vocab.trie_byte
+        trie_byte, level_start = vocab.trie_byte, vocab.trie_depth_start
         lex_start, lex_end = vocab.trie_lex_start, vocab.trie_lex_end
-        while alive_nodes.size:
-            below = int((lex_end[alive_nodes] - lex_start[alive_nodes]).sum())
-            if below <= _SMALL_FRONTIER:
-                small_accepted, small_unknown = self._classify_small(alive_nodes.tolist(), alive_states.tolist())
-                accepted_nodes.append(np.array(small_accepted, dtype=np.int64))
-                unknown_nodes.append(np.array(small_unknown, dtype=np.int64))
-                break
-            children, counts = trie_children(index, alive_nodes)
+        # Byte state per node (int64: it becomes a table index by a shift), for the levels walked whole.
+        node_state: npt.NDArray[np.int64] | None = None
+        dense_ranges: list[tuple[int, int]] = []
+        depth = 0
+        synchronous = True  # every frontier node is at ``depth`` (the whole-level walk needs that)
+        while frontier_nodes.size:
+            depth += 1
+            if synchronous:
+                if depth + 1 >= len(level_start):
+                    break  # the frontier is at the deepest level: no children
+                low, high = int(level_start[depth]), int(level_start[depth + 1])
+                if frontier_nodes.size * _DENSE_LEVEL >= high - low:
+                    if node_state is None:
+                        node_state = np.zeros(vocab.n_trie_nodes, dtype=np.int64)  # DEAD_ID everywhere
+                    if not dense_ranges or dense_ranges[-1][1] != low:
+                        node_state[frontier_nodes] = frontier_states  # the previous level was walked by frontier
+                        dense_ranges.append((low, high))
+                    else:
+                        dense_ranges[-1] = (dense_ranges[-1][0], high)
+                    entries = node_state.take(index.trie_parent64[low:high])
+                    entries <<= 8
+                    entries |= index.trie_byte64[low:high]
+                    states = automaton.gather(entries)
+                    node_state[low:high] = states
+                    live = states >= FIRST_LIVE_ID
+                    alive_count = int(np.count_nonzero(live))
+                    next_high = int(level_start[depth + 2]) if depth + 2 < len(level_start) else high
+                    if alive_count * _DENSE_LEVEL >= next_high - high:
+                        frontier_nodes = np.empty(alive_count, dtype=np.int64)  # only its size is read
+                    else:
+                        frontier_nodes = np.flatnonzero(live).astype(np.int64) + low
+                        frontier_states = states[live]
+                        # Unknown subtrees continue below the levels walked whole: record them by their roots.
+                        unknown_here = np.flatnonzero(states == UNKNOWN_ID)
+                        if unknown_here.size:
+                            unknown_nodes.append(trie_children(index, unknown_here.astype(np.int64) + low)[0])
+                    continue
+            # Hand the cheap nodes to the plain walker; it returns the ones that turn out expensive.
+            if frontier_nodes.size <= _PLAIN_FRONTIER:
+                cheap = automaton.sparse_mask(frontier_states)
+                cheap |= (lex_end[frontier_nodes] - lex_start[frontier_nodes]) <= _SMALL_FRONTIER
+            else:
+                cheap = np.zeros(frontier_nodes.size, dtype=np.bool_)
+            if cheap.any():
+                deferred = walk.run(frontier_nodes[cheap].tolist(), frontier_states[cheap].tolist())
+                frontier_nodes, frontier_states = frontier_nodes[~cheap], frontier_states[~cheap]
+                if deferred:
+                    synchronous = False
+                    frontier_nodes = np.concatenate([frontier_nodes, np.array([n for n, _ in deferred], np.int64)])
+                    frontier_states = np.concatenate(
+                        [frontier_states, np.array([st for _, st in deferred], dtype=np.int32)]
+                    )
+                    continue
+                if not frontier_nodes.size:
+                    break
+            children, counts = trie_children(index, frontier_nodes)
             if not children.size:
                 break
-            parent_states = np.repeat(alive_states, counts)
+            parent_states = np.repeat(frontier_states, counts)
             # A state that must answer many bytes gets its whole row (built in bulk, cheap per entry); the others
             # compute only the entries needed.
-            dense = alive_states[counts > _DENSE_STATE]
+            dense = frontier_states[counts > _DENSE_STATE]
             if dense.size:
                 automaton.ensure_rows(dense)
             states = automaton.transitions(parent_states, trie_byte[children])
@@ -438,34 +508,36 @@ class MaskEngine:
             unknown = states == UNKNOWN_ID
             if unknown.any():
                 unknown_nodes.append(children[unknown])
-            alive_nodes = children[live]
-            alive_states = states[live]
-            accepted_nodes.append(alive_nodes)
-        accepted_tokens = index.node_token[np.concatenate(accepted_nodes)] if accepted_nodes else np.zeros(0, np.int32)
-        accepted_tokens = accepted_tokens[accepted_tokens >= 0]
-        if index.duplicate_nodes.size and accepted_nodes:
-            extra = np.isin(index.duplicate_nodes, np.concatenate(accepted_nodes))
-            accepted_tokens = np.concatenate([accepted_tokens, index.duplicate_tokens[extra]])
-        unknown_tokens = tokens_below(vocab, np.concatenate(unknown_nodes)) if unknown_nodes else np.zeros(0, np.int32)
-        return accepted_tokens.astype(np.int32), unknown_tokens
-
-    def _classify_small(self, nodes: list[int], states: list[int]) -> tuple[list[int], list[int]]:
-        """Finish a trie walk below a few live nodes with a plain loop; return (live nodes, unknown nodes)."""
-        index, automaton, trie_byte = self.index, self.bytes, self.vocab.trie_byte
-        child_start, child_end = index.child_start, index.child_end
-        accepted: list[int] = []
-        unknown: list[int] = []
-        work = list(zip(nodes, states, strict=True))
-        while work:
-            node, state = work.pop()
-            for child in range(int(child_start[node]), int(child_end[node])):
-                nxt = automaton.step(state, int(trie_byte[child]))
-                if nxt >= FIRST_LIVE_ID:
-                    accepted.append(child)
-                    work.append((child, nxt))
-                elif nxt == UNKNOWN_ID:
-                    unknown.append(child)
-        return accepted, unknown
+            frontier_nodes = children[live]
+            frontier_states = states[live]
+            accepted_nodes.append(frontier_nodes)
+        if walk.accepted:
+            accepted_nodes.append(np.array(walk.accepted, dtype=np.int64))
+        if walk.unknown:
+            unknown_nodes.append(np.array(walk.unknown, dtype=np.int64))
+        unknown_parts = [tokens_below(vocab, np.concatenate(unknown_nodes))] if unknown_nodes else []
+        unknown_parts.extend(vocab.lex_order[lo:hi] for lo, hi in walk.unknown_ranges)
+        if node_state is None:
+            all_accepted = np.concatenate(accepted_nodes) if accepted_nodes else np.zeros(0, np.int64)
+            accepted_tokens = index.node_token[all_accepted]
+            accepted_tokens = accepted_tokens[accepted_tokens >= 0]
+            if index.duplicate_nodes.size and all_accepted.size:
+                extra = np.isin(index.duplicate_nodes, all_accepted)
+                accepted_tokens = np.concatenate([accepted_tokens, index.duplicate_tokens[extra]])
+            accepted_words = ids_to_words(accepted_tokens, index.size)
+        else:
+            # Most of the trie was walked whole: read every text token's state at its node (the frontier and plain
+            # walks' live nodes marked live first). Unknown nodes inside the whole levels are exactly the
+            # descendants of the unknown roots met there (UNKNOWN_ID's row is absorbing).
+            for nodes in accepted_nodes:
+                node_state[nodes] = FIRST_LIVE_ID
+            token_states = node_state.take(index.text_nodes)
+            flags = np.zeros(index.n_words * 32, dtype=np.bool_)
+            flags[index.text_ids] = token_states >= FIRST_LIVE_ID
+            accepted_words = np.packbits(flags, bitorder="little").view("<u4").astype(np.uint32, copy=False)
+            unknown_parts.append(index.text_ids[token_states == UNKNOWN_ID].astype(np.int32))
+        unknown_tokens = np.concatenate(unknown_parts).astype(np.int32) if unknown_parts else np.zeros(0, np.int32)
+        return accepted_words, unknown_tokens
 
     def walk_tokens(self, start: int, token_ids: Ids) -> npt.NDArray[np.bool_]:
         """Return, per token, whether it keeps byte state ``start`` alive (vectorised over the subset)."""
@@ -505,7 +577,7 @@ class MaskEngine:
         npda, index = self.npda, self.index
         if partial is not None:
             accepted, _ = self._classify(self.bytes.state(npda_state, partial))
-            return ids_to_words(accepted, index.size)
+            return accepted
         words = np.zeros(index.n_words, dtype=np.uint32)
         unknown_parts: list[Ids] = []
         token_kinds = (ElementType.TOKEN, ElementType.TOKEN_NOT)
@@ -535,7 +607,7 @@ class MaskEngine:
             candidates = candidates[already == 0]
             if candidates.size > _WALK_LIMIT:
                 accepted, _ = self._classify(self.bytes.state(npda_state))
-                words |= ids_to_words(accepted, index.size)  # exact for every text token from the real state
+                words |= accepted  # exact for every text token from the real state
                 candidates = candidates[:0]
             if candidates.size:
                 self.stats["unknown_checked"] += int(candidates.size)
@@ -545,3 +617,69 @@ class MaskEngine:
         if npda.can_end(npda_state):
             words |= index.eos_words
         return words
+
+
+class _SmallWalk:
+    """The plain-Python part of a trie walk (see :meth:`MaskEngine._classify`); collects nodes as it goes.
+
+    ``accepted`` are live trie nodes, ``unknown`` roots of unknown subtrees, ``unknown_ranges`` lexicographic
+    ranges of tokens that are unknown (the children of a sparse node other than its accepted bytes, when the
+    state may pop into the unknown context).
+    """
+
+    def __init__(self, engine: MaskEngine) -> None:
+        index = engine.index
+        self.automaton = engine.bytes
+        self.child_start, self.child_end = index.child_start_view, index.child_end_view
+        self.lex_start, self.lex_end = index.lex_start_view, index.lex_end_view
+        self.trie_bytes = index.trie_bytes
+        self.accepted: list[int] = []
+        self.unknown: list[int] = []
+        self.unknown_ranges: list[tuple[int, int]] = []
+
+    def run(self, nodes: list[int], states: list[int]) -> list[tuple[int, int]]:
+        """Walk below ``nodes`` (in ``states``); return the (node, state) pairs too big for a plain walk."""
+        automaton, trie_bytes = self.automaton, self.trie_bytes
+        child_start, child_end, lex_start, lex_end = self.child_start, self.child_end, self.lex_start, self.lex_end
+        accepted, unknown, ranges = self.accepted, self.unknown, self.unknown_ranges
+        deferred: list[tuple[int, int]] = []
+        sparse_known = automaton.sparse_known
+        work = list(zip(nodes, states, strict=True))
+        while work:
+            node, state = work.pop()
+            first, end = child_start[node], child_end[node]
+            if first == end:
+                continue
+            sparse = sparse_known.get(state, _UNSET)
+            if sparse is _UNSET:
+                sparse = automaton.sparse_bytes(state)
+            if sparse is None:
+                if lex_end[node] - lex_start[node] > _SMALL_FRONTIER:
+                    deferred.append((node, state))
+                    continue
+                for child in range(first, end):
+                    nxt = automaton.step(state, trie_bytes[child])
+                    if nxt >= FIRST_LIVE_ID:
+                        accepted.append(child)
+                        work.append((child, nxt))
+                    elif nxt == UNKNOWN_ID:
+                        unknown.append(child)
+                continue
+            allowed, others_unknown = sparse
+            previous = first  # children in [previous, child) were refused
+            for byte in allowed:
+                child = trie_bytes.find(byte, previous, end)
+                if child < 0:
+                    continue
+                if others_unknown and child > previous:
+                    ranges.append((lex_start[previous], lex_end[child - 1]))
+                previous = child + 1
+                nxt = automaton.step(state, byte)
+                if nxt >= FIRST_LIVE_ID:
+                    accepted.append(child)
+                    work.append((child, nxt))
+                elif nxt == UNKNOWN_ID:
+                    unknown.append(child)
+            if others_unknown and previous < end:
+                ranges.append((lex_start[previous], lex_end[end - 1]))
+        return deferred

@@ -123,10 +123,10 @@ class VocabIndex:
         self.trie_parent64 = parent.astype(np.int64)
         self.trie_byte64 = vocab.trie_byte.astype(np.int64)
         # Plain-Python views for the small walker (indexing a memoryview yields ints without numpy's overhead).
-        self.child_start_view = memoryview(self.child_start)
-        self.child_end_view = memoryview(self.child_end)
-        self.lex_start_view = memoryview(vocab.trie_lex_start)
-        self.lex_end_view = memoryview(vocab.trie_lex_end)
+        self.child_start_view = self.child_start.data
+        self.child_end_view = self.child_end.data
+        self.lex_start_view = vocab.trie_lex_start.data
+        self.lex_end_view = vocab.trie_lex_end.data
         self.trie_bytes = vocab.trie_byte.tobytes()
         self.node_token = np.full(nodes, -1, dtype=np.int32)
         text_ids = np.flatnonzero(vocab.lengths > 0).astype(np.int32)
@@ -370,8 +370,8 @@ class MaskEngine:
                 self.stats["key_classifications"] += 1
             else:
                 states = self.walk_states(start, prefix.unknown)
-                accepted = prefix.unknown[states >= FIRST_LIVE_ID]
-                words = prefix.accepted | ids_to_words(accepted, self.index.size) if accepted.size else prefix.accepted
+                newly = prefix.unknown[states >= FIRST_LIVE_ID]
+                words = prefix.accepted | ids_to_words(newly, self.index.size) if newly.size else prefix.accepted
                 result = _KeyResult(words, prefix.unknown[states == UNKNOWN_ID])
                 self.stats["key_refinements"] += 1
         self._keys[key] = result

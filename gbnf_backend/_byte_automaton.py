@@ -136,8 +136,12 @@ class ByteAutomaton:
             if not allowed or allowed[-1][1] <= 0x7F:
                 bits = npda.ascii_union(npda_state)
                 if bits.bit_count() <= SPARSE_LIMIT:
-                    accepted = tuple(b for b in range(128) if (bits >> b) & 1)
-                    result = (accepted, popped or SENTINEL in npda.state_stacks[npda_state][:2])
+                    accepted: list[int] = []
+                    while bits:
+                        lowest = bits & -bits
+                        accepted.append(lowest.bit_length() - 1)
+                        bits ^= lowest
+                    result = (tuple(accepted), popped or SENTINEL in npda.state_stacks[npda_state][:2])
         self.sparse_known[sid] = result
         return result
 

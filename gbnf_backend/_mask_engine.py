@@ -147,6 +147,54 @@ class VocabIndex:
         everything[eos] = False
         self.all_but_eos_words = ids_to_words(np.flatnonzero(everything), vocab.size)
         self.all_words = ids_to_words(np.arange(vocab.size), vocab.size)
+        self._containing: dict[tuple[bytes, ...], Ids] = {}
+        self._joined: tuple[bytes, npt.NDArray[np.int64]] | None = None
+
+    def trie_lookup(self, data: bytes) -> int:
+        """Return the trie node spelling ``data`` (-1 if no token starts with it); O(len(data))."""
+        node = 0
+        starts, ends, trie_bytes = self.child_start_view, self.child_end_view, self.trie_bytes
+        for byte in data:
+            node = trie_bytes.find(byte, starts[node], ends[node])
+            if node < 0:
+                return -1
+        return node
+
+    def tokens_containing(self, words: tuple[bytes, ...]) -> Ids:
+        """Return the text tokens whose bytes contain one of ``words`` (sorted ids; cached per word tuple).
+
+        One substring scan over all token texts joined end to end (built once per vocabulary, ~20 ms), keeping
+        the occurrences that end inside the token they start in: about a millisecond per word.
+        """
+        found = self._containing.get(words)
+        if found is not None:
+            return found
+        if self._joined is None:
+            texts = [
+                text if n else b"" for text, n in zip(self.vocab.token_bytes, self.vocab.lengths.tolist(), strict=True)
+            ]
+            ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+            self._joined = (b"".join(texts), ends)
+        joined, ends = self._joined
+        hits: set[int] = set()
+        for word in words:
+            if not word:
+                continue
+            # Every occurrence, overlapping ones included, so a match straddling two tokens cannot hide one that
+            # lies wholly inside the second.
+            found_at: list[int] = []
+            position = joined.find(word)
+            while position >= 0:
+                found_at.append(position)
+                position = joined.find(word, position + 1)
+            starts = np.array(found_at, dtype=np.int64)
+            if starts.size:
+                tokens = np.searchsorted(ends, starts, side="right")
+                inside = starts + len(word) <= ends[tokens]
+                hits.update(tokens[inside].tolist())
+        result: Ids = np.array(sorted(hits), dtype=np.int32)
+        self._containing[words] = result
+        return result
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import regex
 
-from ._mask_engine import MaskEngine, VocabIndex, ids_to_words, tokens_below, trie_children
+from ._mask_engine import MaskEngine, VocabIndex, ids_to_words, tokens_below
 from ._npda import DEAD, NextChars
 from ._utf8 import Partial, feed_bytes
 from .errors import PegchatError
@@ -104,6 +104,11 @@ class GrammarMatcher:
             if self._patterns and self.patterns_exact
             else None
         )
+        # The tokens containing a trigger word are found once per vocabulary and word list; do it now, while the
+        # grammar is being made ready, rather than in the first mask.
+        for scanner in (self._scanner, self._anchor_scanner):
+            if scanner is not None:
+                self.engine.index.tokens_containing(scanner.words)
         self._max_history = max(16, max_rollback_tokens)
         # Shared by every matcher with the same grammar, vocabulary and triggers.
         shared = self.engine.trigger_caches.setdefault(self.triggers, ({}, {}, {}))
@@ -224,25 +229,22 @@ class GrammarMatcher:
         return found
 
     def _firing_tokens(self, scanner: WordScanner | None, scan_state: int, *, with_tokens: bool) -> list[int]:
-        """Return the tokens that complete a word of ``scanner`` from ``scan_state`` (plus trigger tokens)."""
+        """Return the tokens that complete a word of ``scanner`` from ``scan_state`` (plus trigger tokens).
+
+        A word completes inside a token either wholly inside it (the token contains the word: found once per
+        vocabulary and word list, see :meth:`VocabIndex.tokens_containing`) or after a start read before (the
+        token begins with the rest of a word whose prefix ends the text so far: one trie lookup per such rest).
+        """
         out = [t for t in self._trigger_tokens if t < self.vocab.size] if with_tokens else []
         if scanner is None:
             return out
-        vocab, index = self.vocab, self.engine.index
-        fired_nodes: list[npt.NDArray[np.int64]] = []
-        alive_nodes = np.zeros(1, dtype=np.int64)
-        alive_states = np.array([scan_state], dtype=np.int32)
-        while alive_nodes.size:
-            children, counts = trie_children(index, alive_nodes)
-            if not children.size:
-                break
-            states = scanner.table[np.repeat(alive_states, counts), vocab.trie_byte[children]]
-            fired = scanner.match_length[states] > 0
-            if fired.any():
-                fired_nodes.append(children[fired])
-            alive_nodes, alive_states = children[~fired], states[~fired]
-        if fired_nodes:
-            out.extend(tokens_below(vocab, np.concatenate(fired_nodes)).tolist())
+        index = self.engine.index
+        parts = [index.tokens_containing(scanner.words)]
+        for rest in scanner.completions(scan_state):
+            node = index.trie_lookup(rest)
+            if node >= 0:
+                parts.append(tokens_below(self.vocab, np.array([node], dtype=np.int64)))
+        out.extend(np.unique(np.concatenate(parts)).tolist())
         return out
 
     # ---- accepting ---------------------------------------------------------------------------------------------

@@ -131,6 +131,7 @@ class WordScanner:
         goto: list[dict[int, int]] = [{}]
         depth = [0]
         ends = [0]
+        prefixes = [b""]
         for word in encoded:
             node = 0
             for byte in word:
@@ -141,6 +142,7 @@ class WordScanner:
                     goto.append({})
                     depth.append(depth[node] + 1)
                     ends.append(0)
+                    prefixes.append(prefixes[node] + bytes([byte]))
                 node = nxt
             ends[node] = max(ends[node], len(word))
         n = len(goto)
@@ -163,6 +165,26 @@ class WordScanner:
         self.table: npt.NDArray[np.int32] = table
         self.match_length = np.array(ends, dtype=np.int32)
         self.depth = depth
+        self.words: tuple[bytes, ...] = tuple(dict.fromkeys(encoded))
+        #: The text each state stands for (a prefix of some word) and its failure link (the longest proper suffix
+        #: of that text that is also a word prefix).
+        self.prefixes: list[bytes] = prefixes
+        self.fail = fail
+
+    def completions(self, state: int) -> list[bytes]:
+        """Return the byte strings that, read from ``state``, complete a word whose start was read before.
+
+        The suffixes of the text read so far that begin a word are ``state`` and its failure chain; each such
+        prefix ``p`` of a word ``w`` is completed by ``w[len(p):]``. O(chain length × words).
+        """
+        out: dict[bytes, None] = {}
+        while state:
+            prefix = self.prefixes[state]
+            for word in self.words:
+                if len(word) > len(prefix) and word.startswith(prefix):
+                    out[word[len(prefix) :]] = None
+            state = self.fail[state]
+        return list(out)
 
     def scan(self, state: int, data: bytes) -> tuple[int, bool]:
         """Return ``(state after all of data, whether some word was completed inside data)``."""

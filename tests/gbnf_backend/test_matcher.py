@@ -330,3 +330,26 @@ def test_lazy_pattern_full_trigger_masks_are_exact() -> None:
     # Inside the reasoning block the same token does not fire, so it is allowed.
     inside = GrammarMatcher(LAZY, vocab, triggers=[Trigger.pattern_full(pattern)])
     assert inside.accept_token(ids[b"<think>"]) and mask_of(inside)[ids[b"<tool_call>}"]]
+
+
+_WORD_ALPHABET = st.sampled_from([b"a", b"b", b"<", b">", b"ab", b"ba", b"<a", b"a>"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pieces=st.lists(st.lists(_WORD_ALPHABET, min_size=1, max_size=5).map(b"".join), min_size=1, max_size=40),
+    words=st.lists(st.lists(_WORD_ALPHABET, min_size=1, max_size=3).map(b"".join), min_size=1, max_size=3),
+    before=st.lists(_WORD_ALPHABET, max_size=4).map(b"".join),
+)
+def test_firing_tokens_equal_a_scan_of_every_token(pieces: list[bytes], words: list[bytes], before: bytes) -> None:
+    """The tokens that complete a trigger word (found by substring search + trie lookups) equal a plain scan."""
+    vocab = Vocabulary.from_tokens([b"<s>", b"<unk>", b"</s>", *dict.fromkeys(pieces)], eos_token_ids=[EOS],
+                                   special_token_ids=[0, 1, EOS])  # fmt: skip
+    matcher = GrammarMatcher(LAZY, vocab, triggers=[Trigger.word(w.decode()) for w in dict.fromkeys(words)])
+    scanner = matcher._scanner
+    assert scanner is not None
+    state, fired = scanner.scan(0, before)
+    if fired:
+        return  # the trigger already fired: not an awaiting state
+    expected = sorted(t for t in range(3, vocab.size) if scanner.scan(state, vocab.token_bytes[t])[1])
+    assert sorted(matcher._firing_tokens(scanner, state, with_tokens=False)) == expected

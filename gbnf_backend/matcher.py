@@ -25,9 +25,10 @@ import numpy as np
 import numpy.typing as npt
 import regex
 
-from ._mask_engine import MaskEngine, VocabIndex, ids_to_words, tokens_below
+from ._mask_engine import MaskEngine
 from ._npda import DEAD, NextChars
 from ._utf8 import Partial, feed_bytes
+from ._vocab_index import VocabIndex, ids_to_words, tokens_below
 from .errors import PegchatError
 from .grammar import Grammar
 from .triggers import Trigger, WordScanner, pattern_anchors

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import deepseek_r1, gpt_oss, hermes, kimi_k2, mistral, qwen3_coder
+from . import apertus, apriel, command_r, deepseek_r1, gpt_oss, granite, hermes, kimi_k2, mistral, nemotron, qwen3_coder
 from ._layout import FormatDefinition, FormatOptions
 
 __all__ = ["ALIASES", "BUILDERS", "Builder", "canonical_name"]
@@ -23,6 +23,12 @@ BUILDERS: dict[str, Builder] = {
     "ministral-3": mistral.build_ministral3,
     "gpt-oss": gpt_oss.build,
     "kimi-k2": kimi_k2.build,
+    "deepseek-v3.1": deepseek_r1.build_v31,
+    "granite": granite.build,
+    "command-r7b": command_r.build,
+    "nemotron-v2": nemotron.build,
+    "apertus": apertus.build,
+    "apriel-1.5": apriel.build,
 }
 
 ALIASES: dict[str, str] = {"qwen2.5": "hermes"}

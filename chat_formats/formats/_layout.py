@@ -17,7 +17,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from peg import Parser, end, literal, one_or_more, optional, rest, trigger_rule, until_one_of, zero_or_more
+from peg import (
+    Parser,
+    choice,
+    end,
+    literal,
+    one_or_more,
+    optional,
+    rest,
+    space,
+    trigger_rule,
+    until_one_of,
+    zero_or_more,
+)
 
 from ..builder import ToolSpec, block, content, gap, reasoning
 from ..grammar import Trigger
@@ -28,6 +40,7 @@ __all__ = [
     "FormatOptions",
     "ReasoningStyle",
     "ToolChoice",
+    "array_calls",
     "content_prefix",
     "regex_escape",
     "repeat_calls",
@@ -109,6 +122,19 @@ def repeat_calls(options: FormatOptions, call: Parser, name: str = "tool-calls")
     return section if options.calls_forced else optional(section)
 
 
+def array_calls(options: FormatOptions, openers: Sequence[str], call: Parser, closer: str | None = None) -> Parser:
+    """The tool-call part of formats that write every call as an element of one JSON array after an opener
+    (``opener[call, call, …]closer``; one of ``openers``): the trigger rule ``tool-calls``, optional unless a
+    call is forced, one element only without ``parallel_tool_calls``. JSON whitespace is free inside the array;
+    ``closer``, when the format has one, may be missing (the output may stop right after the array)."""
+    items = call + zero_or_more(space() + "," << call) if options.parallel_tool_calls else call
+    body = choice(*openers) << "[" << items << "]"
+    if closer is not None:
+        body = body + optional(gap() + closer)
+    section = trigger_rule("tool-calls", body)
+    return section if options.calls_forced else optional(section)
+
+
 def _reasoning_part(options: FormatOptions, style: ReasoningStyle, tool_starts: Sequence[str]) -> Parser | None:
     if options.reasoning_format == "none":
         return None
@@ -129,17 +155,28 @@ def standard_layout(
     style: ReasoningStyle | None,
     tool_starts: Sequence[str],
     calls: Parser | None,
+    response: tuple[str, str] | None = None,
 ) -> Parser:
     """``reasoning? content calls end``: see the module docstring. ``calls`` is the tool-call part (built with
     :func:`repeat_calls` from trigger rules), ``tool_starts`` the markers that end the content (the literal
-    texts the calls start with). Without ``calls`` the content runs to the end."""
+    texts the calls start with). Without ``calls`` the content runs to the end.
+
+    ``response``: the ``(open, close)`` markers of an optional answer block around the content (Granite's
+    ``<response>``, Command R7B's ``<|START_RESPONSE|>``). They are framing, never content — also when the
+    reasoning stays in the content — and the closer may be missing."""
     parts: list[Parser] = []
     if style is not None:
         r = _reasoning_part(options, style, tool_starts)
         if r is not None:
             parts.append(r)
-    if calls is not None and options.calls_enabled:
-        parts += [content(until_one_of(list(tool_starts))), calls, gap()]
+    with_calls = calls is not None and options.calls_enabled
+    ends = list(tool_starts) if with_calls else []
+    if response is not None:
+        opener, closer = response
+        answer = opener + content(until_one_of([closer, *ends])) + optional(closer)
+        parts += [content(until_one_of([opener, *ends])), optional(block(answer))]
+    if calls is not None and with_calls:
+        parts += [content(until_one_of(ends)), calls, gap()]
     else:
         parts.append(content(rest()))
     parts.append(end())

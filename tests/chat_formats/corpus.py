@@ -33,9 +33,15 @@ FAMILIES = {
     "kimi_k2": "kimi-k2",
     "gpt_oss_harmony": "gpt-oss",
     "mistral": None,  # mistral-nemo or ministral-3, by the syntax of the output (see our_format)
+    "deepseek_v31": "deepseek-v3.1",
+    "granite": "granite",
+    "command_r7b": "command-r7b",
+    "nemotron_v2": "nemotron-v2",
+    "apertus": "apertus",
+    "apriel": "apriel-1.5",
 }
 
-FORCED_OPEN_TEMPLATES = ("Qwen-QwQ-32B", "DeepSeek-R1-Distill", "llama-cpp-deepseek-r1", "Qwen3.5-4B")
+FORCED_OPEN_TEMPLATES = ("Qwen-QwQ-32B", "DeepSeek-R1-Distill", "llama-cpp-deepseek-r1", "Qwen3.5-4B", "DeepSeek-V3.1")
 
 JUDGED: dict[str, str] = {
     # Mistral: vLLM's reasoning test encodes [THINK]/[/THINK] as control tokens and drops a stray [/THINK]
@@ -58,6 +64,17 @@ JUDGED: dict[str, str] = {
     # the message is returned as content with a warning.
     "llama.cpp-0259": "built-in recipient (container.exec) body dropped upstream; we return it as content",
     "llama.cpp-0260": "built-in recipient (python) body dropped upstream; we return it as content",
+    "vllm-0293": "text after the tool calls is dropped upstream; we return it as content (with a warning)",
+    # Granite: vLLM's reasoning parser reads Granite 3.2's prompted phrases ("Here is my thought process:" …
+    # "Here is my response:"), not the <think>/<response> markers of the granite format (reference §6).
+    **{
+        f"vllm-0{n}": "Granite 3.2 phrase-delimited reasoning ('Here is my thought process:'), not <think> markers"
+        for n in (739, 740, 742, 743, 744, 746)
+    },
+    # Apriel: the 1.6 Thinker template reasons in "Here are my reasoning steps:" … "[BEGIN FINAL RESPONSE]"
+    # (the opener in the prompt, and expected back in the reasoning), not apriel-1.5's <thinking> markers.
+    "llama.cpp-0236": "Apriel 1.6 Thinker template ('[BEGIN FINAL RESPONSE]' ends reasoning), not apriel-1.5",
+    "llama.cpp-0237": "Apriel 1.6 Thinker template ('[BEGIN FINAL RESPONSE]' ends reasoning), not apriel-1.5",
 }
 
 

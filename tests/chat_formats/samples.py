@@ -8,6 +8,7 @@ with meaningful whitespace, unicode and escapes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,8 @@ class Case:
 
 
 J = '{"city": "Paris", "unit": "c"}'
+FILE = {"path": "src/a.py", "content": CODE}
+FILE_JSON = json.dumps(FILE, ensure_ascii=False)
 SAMPLES: dict[str, list[Case]] = {
     "hermes": [
         Case("Just text, <b>bold</b> and a < sign.", content="Just text, <b>bold</b> and a < sign."),
@@ -185,6 +188,90 @@ SAMPLES: dict[str, list[Case]] = {
                 ("get_weather", {"city": "Paris", "unit": "c"}, "functions.get_weather:0"),
                 ("ping", {}, "functions.ping:1"),
             ],
+        ),
+    ],
+    "deepseek-v3.1": [
+        Case(
+            "Let me think</think>Paris it is.",
+            reasoning="Let me think",
+            content="Paris it is.",
+            options={"thinking_forced_open": True},
+        ),
+        Case(
+            "<think>plan</think>Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>"
+            f'{J}<｜tool▁call▁end｜><｜tool▁call▁begin｜>ping_all<｜tool▁sep｜>{{"n": 2}}<｜tool▁call▁end｜>'
+            "<｜tool▁calls▁end｜>",
+            reasoning="plan",
+            content="Checking.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping_all", {"n": 2})],
+        ),
+        Case(
+            f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{FILE_JSON}<｜tool▁call▁end｜>",
+            calls=[("write_file", FILE)],
+        ),
+    ],
+    "granite": [
+        Case("<think>hmm</think><response>Sunny, 25 °C.</response>", reasoning="hmm", content="Sunny, 25 °C."),
+        Case(
+            f'<think>two</think><response>Checking.</response><|tool_call|>[{{"name": "get_weather", "arguments": {J}}}'
+            ', {"name": "ping", "arguments": {}}]',
+            reasoning="two",
+            content="Checking.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping", {})],
+        ),
+        Case(
+            'Sum: <tool_call> [{"name": "add", "arguments": {"a": -3, "b": 1e2, "exact": false}}]',
+            content="Sum: ",
+            calls=[("add", {"a": -3, "b": 100.0, "exact": False})],
+        ),
+    ],
+    "command-r7b": [
+        Case(
+            "<|START_THINKING|>Easy.<|END_THINKING|><|START_RESPONSE|>Done [1].<|END_RESPONSE|>",
+            reasoning="Easy.",
+            content="Done [1].",
+        ),
+        Case(
+            "<|START_THINKING|>Two tools.<|END_THINKING|><|START_ACTION|>[\n"
+            f'    {{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {J}}},\n'
+            '    {"tool_call_id": "17", "tool_name": "ping", "parameters": {}}\n]<|END_ACTION|>',
+            reasoning="Two tools.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}, "0"), ("ping", {}, "17")],
+        ),
+    ],
+    "nemotron-v2": [
+        Case(
+            f'hmm\n</think>\nSure.<TOOLCALL>[{{"name": "get_weather", "arguments": {J}}}]</TOOLCALL>',
+            reasoning="hmm\n",
+            content="\nSure.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"})],
+            options={"thinking_forced_open": True},
+        ),
+        Case(
+            '<TOOLCALL>[{"name": "ping_all", "arguments": {"n": 1}}, {"name": "ping", "arguments": {}}]</TOOLCALL>',
+            calls=[("ping_all", {"n": 1}), ("ping", {})],
+        ),
+        Case("Plain <b>text</b> [x].", content="Plain <b>text</b> [x]."),
+    ],
+    "apertus": [
+        Case("<|inner_prefix|>No call.<|inner_suffix|>Hello!", reasoning="No call.", content="Hello!"),
+        Case(
+            f'<|inner_prefix|>plan<|inner_suffix|>Sure. <|tools_prefix|>[{{"get_weather": {J}}}, {{"ping": {{}}}}]'
+            "<|tools_suffix|>",
+            reasoning="plan",
+            content="Sure. ",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping", {})],
+        ),
+        Case(f'<|tools_prefix|>[{{"write_file": {FILE_JSON}}}]', calls=[("write_file", FILE)]),
+    ],
+    "apriel-1.5": [
+        Case("<thinking>Quick.</thinking>Hi there.", reasoning="Quick.", content="Hi there."),
+        Case(
+            f'<thinking>write</thinking>On it.<tool_calls>[{{"name": "write_file", "arguments": {FILE_JSON}}}]'
+            "</tool_calls>",
+            reasoning="write",
+            content="On it.",
+            calls=[("write_file", FILE)],
         ),
     ],
 }

@@ -47,6 +47,12 @@ def test_available_formats_and_aliases() -> None:
         "ministral-3",
         "gpt-oss",
         "kimi-k2",
+        "deepseek-v3.1",
+        "granite",
+        "command-r7b",
+        "nemotron-v2",
+        "apertus",
+        "apriel-1.5",
     } <= set(names)
     assert get_format("qwen2.5").name == "hermes"
     with pytest.raises(UnknownFormatError) as info:
@@ -114,6 +120,12 @@ def test_generated_ids_are_stable_per_format_instance_and_differ_between_instanc
         ("gpt-oss", "<|channel|>commentary to=functions.rm<|message|>{}"),
         ("kimi-k2", "<|tool_call_begin|>functions.rm:0<|tool_call_argument_begin|>{}<|tool_call_end|>"),
         ("ministral-3", "[TOOL_CALLS]rm[ARGS]{}"),
+        ("deepseek-v3.1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>rm<｜tool▁sep｜>{}<｜tool▁call▁end｜>"),
+        ("granite", '<|tool_call|>[{"name": "rm", "arguments": {}}]'),
+        ("command-r7b", '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "rm", "parameters": {}}]<|END_ACTION|>'),
+        ("nemotron-v2", '<TOOLCALL>[{"name": "rm", "arguments": {}}]</TOOLCALL>'),
+        ("apertus", '<|tools_prefix|>[{"rm": {}}]<|tools_suffix|>'),
+        ("apriel-1.5", '<tool_calls>[{"name": "rm", "arguments": {}}]</tool_calls>'),
     ],
 )
 def test_unknown_tool_is_reported_not_invented(fmt: str, out: str) -> None:
@@ -189,3 +201,51 @@ def test_openai_shape() -> None:
     data = message.to_openai()
     assert data["content"] is None and "warnings" not in data
     assert data["tool_calls"][0]["type"] == "function" and data["tool_calls"][0]["function"]["name"] == "ping"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out", "content"),
+    [
+        ("granite", "<think>r</think><response>a</response>", "<think>r</think>a"),
+        (
+            "command-r7b",
+            "<|START_THINKING|>r<|END_THINKING|><|START_RESPONSE|>a<|END_RESPONSE|>",
+            "<|START_THINKING|>r<|END_THINKING|>a",
+        ),
+    ],
+)
+def test_response_markers_are_framing_also_when_reasoning_stays_in_content(fmt: str, out: str, content: str) -> None:
+    assert get_format(fmt, reasoning_format="none").parse(out).content == content
+    message = get_format(fmt).parse(out)
+    assert (message.reasoning_content, message.content) == ("r", "a")
+    assert get_format(fmt).parse(out[: out.rindex("<")], partial=True).content == "a"
+
+
+def test_command_r7b_call_is_published_with_its_own_id_once_the_name_is_complete() -> None:
+    fmt = get_format("command-r7b", tools=TOOLS)
+    out = '<|START_ACTION|>[{"tool_call_id": "42", "tool_name": "ping_all", "parameters": {"n": 3}}]<|END_ACTION|>'
+    for cut in range(len(out) + 1):
+        calls = fmt.parse(out[:cut], partial=True).tool_calls
+        assert [(c.id, c.function.name) for c in calls] in ([], [("42", "ping_all")]), out[:cut]
+    assert [c.function.arguments for c in fmt.parse(out).tool_calls] == ['{"n": 3}']
+
+
+@pytest.mark.parametrize(
+    ("fmt", "call"),
+    [
+        ("granite", '<|tool_call|>[{"name": "ping", "arguments": {}}, {"name": "ping", "arguments": {}}]'),
+        ("apertus", '<|tools_prefix|>[{"ping": {}}, {"ping": {}}]<|tools_suffix|>'),
+        ("nemotron-v2", '<TOOLCALL>[{"name": "ping", "arguments": {}}, {"name": "ping", "arguments": {}}]</TOOLCALL>'),
+    ],
+)
+def test_array_formats_read_one_element_without_parallel_calls(fmt: str, call: str) -> None:
+    assert len(get_format(fmt, tools=TOOLS).parse(call).tool_calls) == 2
+    message = get_format(fmt, tools=TOOLS, parallel_tool_calls=False).parse(call)
+    assert len(message.tool_calls) == 1 and message.warnings
+
+
+def test_deepseek_v31_forced_open_reasoning() -> None:
+    fmt = get_format("deepseek-v3.1", thinking_forced_open=True)
+    assert fmt.parse("still thinking").reasoning_content == "still thinking"
+    kept = get_format("deepseek-v3.1", thinking_forced_open=True, reasoning_format="none")
+    assert kept.parse("r</think>a").content == "<think>r</think>a"  # the V3.1 prompt opens "<think>", no newline

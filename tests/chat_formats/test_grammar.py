@@ -87,6 +87,12 @@ def test_required_grammar_accepts_the_whole_output(fmt: str, case: Any) -> None:
         ("mistral-nemo", '[TOOL_CALLS][{"name": "ping", "arguments": {}, "id": "short"}]'),
         ("kimi-k2", "<|tool_call_begin|>functions.ping:x<|tool_call_argument_begin|>{}"),
         ("gpt-oss", '<|channel|>commentary to=functions.add<|message|>{"a": 1.5, "b": 1}'),
+        ("command-r7b", '<|START_ACTION|>[{"tool_call_id": "x1", "tool_name": "ping", "parameters": {}}]'),
+        ("command-r7b", '<|START_ACTION|>[{"tool_name": "ping", "parameters": {}}]'),  # the id is required
+        ("apertus", '<|tools_prefix|>[{"name": "ping", "arguments": {}}]'),
+        ("granite", '<|tool_call|>[{"name": "add", "arguments": {"a": 1}}]'),
+        ("nemotron-v2", '<TOOLCALL>{"name": "ping", "arguments": {}}</TOOLCALL>'),  # not an array
+        ("deepseek-v3.1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>ping\n```json\n{}\n```"),
     ],
 )
 def test_grammar_refuses_off_format_calls(fmt: str, bad: str) -> None:

@@ -31,6 +31,12 @@ SETUPS: dict[str, tuple[str, str]] = {
     "ministral-3": ("[THINK]{free}[/THINK]", "[TOOL_CALLS]"),
     "gpt-oss": ("<|channel|>analysis<|message|>{free}<|end|><|start|>assistant", "<|channel|>commentary to=functions."),
     "kimi-k2": ("{free}", "<|tool_calls_section_begin|><|tool_call_begin|>"),
+    "deepseek-v3.1": ("<think>{free}</think>", "<｜tool▁calls▁begin｜>"),
+    "granite": ("<think>{free}</think><response>{free}</response>", "<|tool_call|>"),
+    "command-r7b": ("<|START_THINKING|>{free}<|END_THINKING|>", "<|START_ACTION|>"),
+    "nemotron-v2": ("<think>{free}</think>\n", "<TOOLCALL>"),
+    "apertus": ("<|inner_prefix|>{free}<|inner_suffix|>", "<|tools_prefix|>"),
+    "apriel-1.5": ("<thinking>{free}</thinking>{free} ", "<tool_calls>"),
 }
 CLOSERS = ("\n</parameter>", "\n</function>", '"', "}", "]", "```")
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import deepseek_r1, gpt_oss, hermes, kimi_k2, mistral, qwen3_coder
+from . import deepseek_r1, generic, gpt_oss, hermes, kimi_k2, mistral, pythonic, qwen3_coder
 from ._layout import FormatDefinition, FormatOptions
 
 __all__ = ["ALIASES", "BUILDERS", "Builder", "canonical_name"]
@@ -23,6 +23,10 @@ BUILDERS: dict[str, Builder] = {
     "ministral-3": mistral.build_ministral3,
     "gpt-oss": gpt_oss.build,
     "kimi-k2": kimi_k2.build,
+    "generic": generic.build,
+    "magistral": mistral.build_magistral,
+    "pythonic": pythonic.build_pythonic,
+    "lfm2": pythonic.build_lfm2,
 }
 
 ALIASES: dict[str, str] = {"qwen2.5": "hermes"}

@@ -33,6 +33,10 @@ FAMILIES = {
     "kimi_k2": "kimi-k2",
     "gpt_oss_harmony": "gpt-oss",
     "mistral": None,  # mistral-nemo or ministral-3, by the syntax of the output (see our_format)
+    "generic": "generic",
+    "pythonic": "pythonic",
+    "llama4_pythonic": "pythonic",
+    "lfm2": "lfm2",
 }
 
 FORCED_OPEN_TEMPLATES = ("Qwen-QwQ-32B", "DeepSeek-R1-Distill", "llama-cpp-deepseek-r1", "Qwen3.5-4B")
@@ -58,6 +62,9 @@ JUDGED: dict[str, str] = {
     # the message is returned as content with a warning.
     "llama.cpp-0259": "built-in recipient (container.exec) body dropped upstream; we return it as content",
     "llama.cpp-0260": "built-in recipient (python) body dropped upstream; we return it as content",
+    # LFM2: a "\n" escape inside a Python string literal is a line break (Python, and vLLM's ast-based parser);
+    # llama.cpp's expectation keeps the backslash.
+    "llama.cpp-0167": "expects the Python escape \\n kept undecoded in the argument; Python reads a line break",
 }
 
 

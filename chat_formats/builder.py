@@ -11,6 +11,9 @@ Helpers:
 * :func:`xml_tool_call` — ``<function=N><parameter=K>V</parameter>...</function>`` with string values raw and
   other values JSON (Qwen3-Coder and its relatives), arguments in any order, each at most once, required ones
   enforced (exact for up to :data:`MAX_PERMUTED_ARGS` properties).
+* :func:`permuted_args` — named arguments in any order, each at most once, required ones enforced (shared by
+  the XML-style and pythonic calls).
+* :func:`python_literal_json` — the JSON text of a Python literal (pythonic calls, see ``formats/_pythonic.py``).
 * :func:`tool_choice_of` — the ordered choice of one parser per tool, longest name first, so that a name which
   is a prefix of another (``special_function`` / ``special_function_with_opt``) is never reported early.
 
@@ -19,6 +22,7 @@ All helpers cost O(size of the tool schemas) to build; building is done once per
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import warnings
@@ -47,6 +51,7 @@ from peg import json as json_value
 __all__ = [
     "BLOCK",
     "CONTENT",
+    "CONTENT_JSON_STRING",
     "GAP_MAX",
     "MAX_PERMUTED_ARGS",
     "REASONING",
@@ -57,6 +62,7 @@ __all__ = [
     "TOOL_ARG_JSON_VALUE",
     "TOOL_ARG_NAME",
     "TOOL_ARG_OPEN",
+    "TOOL_ARG_PYTHON_VALUE",
     "TOOL_ARG_STRING_VALUE",
     "TOOL_CLOSE",
     "TOOL_ID",
@@ -68,9 +74,12 @@ __all__ = [
     "XmlMarkers",
     "block",
     "content",
+    "content_json_string",
     "gap",
     "json_tool_call",
     "parse_tools",
+    "permuted_args",
+    "python_literal_json",
     "reasoning",
     "schema_is_string",
     "tool",
@@ -79,6 +88,7 @@ __all__ = [
     "tool_arg_json_value",
     "tool_arg_name",
     "tool_arg_open",
+    "tool_arg_python_value",
     "tool_arg_string_value",
     "tool_args",
     "tool_choice_of",
@@ -91,6 +101,7 @@ __all__ = [
 
 REASONING = "reasoning"
 CONTENT = "content"
+CONTENT_JSON_STRING = "content-json-string"
 BLOCK = "block"
 TOOL = "tool"
 TOOL_OPEN = "tool-open"
@@ -104,6 +115,7 @@ TOOL_ARG_CLOSE = "tool-arg-close"
 TOOL_ARG_NAME = "tool-arg-name"
 TOOL_ARG_STRING_VALUE = "tool-arg-string-value"
 TOOL_ARG_JSON_VALUE = "tool-arg-json-value"
+TOOL_ARG_PYTHON_VALUE = "tool-arg-python-value"
 
 GAP_MAX = 8
 """The most whitespace :func:`gap` allows between structural markers (real outputs use one to three characters).
@@ -229,6 +241,10 @@ def _tagger(name: str, doc: str, *, whole: bool = False) -> TagMaker:
 
 reasoning = _tagger(REASONING, "Reasoning text (streams).")
 content = _tagger(CONTENT, "Content text (streams).")
+content_json_string = _tagger(
+    CONTENT_JSON_STRING,
+    "Content written as the inside of a JSON string (streams; the mapper decodes its escapes).",
+)
 block = _tagger(
     BLOCK,
     "A structural unit (e.g. a harmony message with its end marker): once complete, the text it covers counts "
@@ -263,6 +279,11 @@ tool_arg_name = _tagger(
 tool_arg_string_value = _tagger(TOOL_ARG_STRING_VALUE, "A raw string value (streams; JSON-escaped by the mapper).")
 tool_arg_json_value = _tagger(
     TOOL_ARG_JSON_VALUE, "A value written as JSON (held back by the mapper until complete, then typed by the schema)."
+)
+
+tool_arg_python_value = _tagger(
+    TOOL_ARG_PYTHON_VALUE,
+    "A value written as a Python literal (held back by the mapper until complete, then converted to JSON).",
 )
 
 
@@ -358,35 +379,96 @@ def xml_tool_call(spec: ToolSpec, markers: XmlMarkers = XmlMarkers()) -> Parser:
     arguments); with more, any sequence of known arguments is accepted and an :class:`ArgsOrderWarning` is
     issued. Cost O(2^n) rules for n <= MAX_PERMUTED_ARGS properties, O(n) beyond.
     """
-    keys = list(spec.properties)
-    args = {k: _xml_arg(spec, k, markers) for k in keys}
-    if len(keys) <= MAX_PERMUTED_ARGS:
-        required = frozenset(k for k in spec.required if k in args)
-        body = _arg_subsets(spec.rule, keys, args, required)
-    else:
-        warnings.warn(
-            f"tool {spec.name!r} has {len(keys)} properties, more than MAX_PERMUTED_ARGS={MAX_PERMUTED_ARGS}: its "
-            "arguments are accepted in any order and number (duplicates and missing required ones are not "
-            "constrained by the grammar; the mapper reports them)",
-            ArgsOrderWarning,
-            stacklevel=2,
-        )
-        body = zero_or_more(gap() + choice(*(args[k] for k in sorted(keys, key=lambda k: -len(k)))))
+    args = {k: _xml_arg(spec, k, markers) for k in spec.properties}
+    body = permuted_args(spec, args)
     head = tool_open(markers.function_open + tool_name(spec.name) + markers.name_suffix)
     return rule(spec.rule, tool(head + body + gap() + tool_close(markers.function_close)))
 
 
-def _arg_subsets(base: str, keys: list[str], args: dict[str, Parser], required: frozenset[str]) -> Parser:
+def permuted_args(spec: ToolSpec, args: Mapping[str, Parser], *, separator: str | None = None) -> Parser:
+    """The arguments of a call to ``spec``: the parsers ``args`` (one per property) in any order, whitespace
+    (and ``separator``, if given) between them.
+
+    With at most :data:`MAX_PERMUTED_ARGS` properties each is accepted at most once and the arguments can only
+    end once every required one was given (one rule per subset of given arguments); with more, any sequence of
+    them is accepted and an :class:`ArgsOrderWarning` is issued. Cost O(2^n) rules for n <= MAX_PERMUTED_ARGS
+    properties, O(n) beyond.
+    """
+    keys = list(args)
+    sep = gap() if separator is None else gap() + separator + gap()
+    if len(keys) <= MAX_PERMUTED_ARGS:
+        required = frozenset(k for k in spec.required if k in args)
+        return _arg_subsets(spec.rule, keys, args, required, sep)
+    warnings.warn(
+        f"tool {spec.name!r} has {len(keys)} properties, more than MAX_PERMUTED_ARGS={MAX_PERMUTED_ARGS}: its "
+        "arguments are accepted in any order and number (duplicates and missing required ones are not "
+        "constrained by the grammar; the mapper reports them)",
+        ArgsOrderWarning,
+        stacklevel=3,
+    )
+    any_arg = choice(*(args[k] for k in sorted(keys, key=lambda k: -len(k))))
+    if separator is None:
+        return zero_or_more(gap() + any_arg)
+    return optional(gap() + any_arg + zero_or_more(sep + any_arg))
+
+
+def _arg_subsets(
+    base: str, keys: list[str], args: Mapping[str, Parser], required: frozenset[str], sep: Parser
+) -> Parser:
     """Rule ``{base}-a<mask>`` for every subset of given arguments: the next argument (one not given yet) or, if
     all required ones were given, nothing. Built from the full set down, so each rule embeds its successors
-    directly (no by-name references). Longer keys first so that ``opt1`` never pre-empts ``opt10``."""
+    directly (no by-name references). Longer keys first so that ``opt1`` never pre-empts ``opt10``. ``sep``
+    comes before every argument but the first (it is plain whitespace for XML-style arguments)."""
     order = sorted(range(len(keys)), key=lambda i: (-len(keys[i]), i))
     full = (1 << len(keys)) - 1
     need = sum(1 << keys.index(r) for r in required)
     built: dict[int, Parser] = {full: eps()}
     for mask in range(full - 1, -1, -1):
-        alts = [gap() + args[keys[i]] + built[mask | (1 << i)] for i in order if not mask & (1 << i)]
+        lead = sep if mask else gap()
+        alts = [lead + args[keys[i]] + built[mask | (1 << i)] for i in order if not mask & (1 << i)]
         if mask & need == need:
             alts.append(eps())
         built[mask] = rule(f"{base}-a{mask}", choice(*alts))
     return built[0]
+
+
+# --- pythonic values ---------------------------------------------------------------------------------------------
+_JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+def python_literal_json(text: str) -> str:
+    """The JSON text of a Python literal: strings (either quote, Python escapes), ints, floats, ``True`` /
+    ``False`` / ``None`` (and JSON's ``true`` / ``false`` / ``null``), lists, tuples and dicts of them, with a
+    sign on numbers. Raises ``ValueError`` for anything else (names, calls, operators, sets, bytes, ...).
+    Cost O(len(text))."""
+    try:
+        with warnings.catch_warnings():  # an unknown escape ("\\%") stays as written, as Python keeps it
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        raise ValueError(f"not a Python literal: {text[:40]!r}") from e
+    return json.dumps(_literal(tree.body), ensure_ascii=False)
+
+
+def _literal(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str | int | float)):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
+        return _JSON_NAMES[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _literal(node.operand)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("a sign on something that is not a number")
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        out: dict[str, Any] = {}
+        for k, v in zip(node.keys, node.values, strict=True):
+            key = _literal(k) if k is not None else None
+            if not isinstance(key, str | int | float) or isinstance(key, bool):
+                raise ValueError("a dict key that is not a string or a number")
+            out[key if isinstance(key, str) else json.dumps(key)] = _literal(v)
+        return out
+    raise ValueError(f"not a literal: {type(node).__name__}")

@@ -209,7 +209,7 @@ class ChatFormat:
     def _grammar(self) -> LazyGrammar:
         parser = self.definition.parser
         preserved = list(self.definition.preserved_tokens)
-        if self.options.calls_enabled and not self.options.calls_forced:
+        if self.definition.lazy and self.options.calls_enabled and not self.options.calls_forced:
             lazy = lazy_grammar(parser)
             triggers = list(self.definition.triggers) or [Trigger.word(w) for w in lazy.trigger_words]
             out = LazyGrammar(portable_gbnf(lazy.gbnf), True, triggers, preserved)

@@ -10,7 +10,11 @@ prefix of the field for any longer text (given a monotone parse). Concretely:
 * XML-style string values are JSON-escaped as they stream; the closing quote comes with the argument's closer;
   other values are held back until their closer and then typed by the tool's JSON Schema (``"5"`` → ``5``);
   a value that is not valid JSON for its schema is kept as a string, with a warning;
-* the closing ``}`` of XML-style arguments comes with the call's closer.
+* the closing ``}`` of XML-style arguments comes with the call's closer;
+* Python-literal values (pythonic calls) are held back until complete, then converted to JSON (the argument's
+  name is published as soon as it is complete);
+* content written as the inside of a JSON string is decoded as it streams (a trailing half surrogate pair
+  waits for its second half).
 
 :func:`frontier` says how far the mapped message accounts for the text — the rest is what a final parse returns
 as content when the output does not fit the format.
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,18 +34,21 @@ from peg import AstNode
 from .builder import (
     BLOCK,
     CONTENT,
+    CONTENT_JSON_STRING,
     REASONING,
     TOOL,
     TOOL_ARG,
     TOOL_ARG_CLOSE,
     TOOL_ARG_JSON_VALUE,
     TOOL_ARG_NAME,
+    TOOL_ARG_PYTHON_VALUE,
     TOOL_ARG_STRING_VALUE,
     TOOL_ARGS,
     TOOL_CLOSE,
     TOOL_ID,
     TOOL_NAME,
     ToolSpec,
+    python_literal_json,
 )
 
 __all__ = ["IdPosition", "MappedCall", "MappedMessage", "frontier", "generated_id", "map_nodes"]
@@ -117,6 +125,26 @@ def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _python_value(raw: str, where: str, warnings: list[str]) -> str:
+    """The JSON text of a complete Python-literal value (kept as a string, with a warning, if it is none)."""
+    try:
+        return python_literal_json(raw)
+    except ValueError:
+        warnings.append(f"{where}: value {raw.strip()[:40]!r} is not a Python literal; kept as a string")
+        return json.dumps(raw, ensure_ascii=False)
+
+
+_HALF_PAIR = re.compile(r"(\\+)u[dD][89abAB][0-9a-fA-F]{2}$")
+
+
+def _json_string_text(escaped: str) -> str:
+    """The text of the inside of a JSON string (a prefix: a trailing escaped high surrogate is left out)."""
+    m = _HALF_PAIR.search(escaped)
+    if m and len(m.group(1)) % 2:  # an odd run of backslashes: the last one starts the escape
+        escaped = escaped[:-6]
+    return str(json.loads('"' + escaped + '"'))
+
+
 def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warnings: list[str]) -> str:
     """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams)."""
     parts: list[str] = []
@@ -131,8 +159,14 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
         prop = spec.property_schema(key) if spec else {}
         string_node = _find(arg, TOOL_ARG_STRING_VALUE)
         json_node = _find(arg, TOOL_ARG_JSON_VALUE)
+        python_node = _find(arg, TOOL_ARG_PYTHON_VALUE)
         head = json.dumps(key, ensure_ascii=False) + ": "
-        if string_node is not None:
+        if python_node is not None:
+            if not closed:
+                parts.append(head)  # the name is complete; its value is held back until it is
+                break
+            body = _python_value(python_node.text, f"{where}.{key}", warnings)
+        elif string_node is not None:
             body = '"' + json.dumps(string_node.text, ensure_ascii=False)[1:-1] + ('"' if closed else "")
         elif json_node is not None and closed:
             body = _typed_value(json_node.text, prop, f"{where}.{key}", warnings)
@@ -177,6 +211,8 @@ def map_nodes(
             reasoning.append(node.text)
         elif node.tag == CONTENT:
             content.append(node.text)
+        elif node.tag == CONTENT_JSON_STRING:
+            content.append(_json_string_text(node.text))
         elif node.tag == TOOL:
             call = _map_call(node, tools, salt, len(out.calls), id_position, final, out.warnings)
             if call is None:
@@ -253,7 +289,7 @@ def frontier(nodes: Iterable[AstNode], published: int) -> int:
                 break
             seen_calls += 1
             best = max(best, node.end)
-        elif not node.partial or node.tag in (CONTENT, REASONING):
+        elif not node.partial or node.tag in (CONTENT, CONTENT_JSON_STRING, REASONING):
             best = max(best, node.end)
             seen_calls += sum(1 for n in node.walk() if n.tag == TOOL)
         elif node.tag == BLOCK or node.children:

@@ -7,7 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import apertus, apriel, command_r, deepseek_r1, gpt_oss, granite, hermes, kimi_k2, mistral, nemotron, qwen3_coder
+from . import (
+    apertus,
+    apriel,
+    command_r,
+    deepseek_r1,
+    generic,
+    gpt_oss,
+    granite,
+    hermes,
+    kimi_k2,
+    mistral,
+    nemotron,
+    pythonic,
+    qwen3_coder,
+)
 from ._layout import FormatDefinition, FormatOptions
 
 __all__ = ["ALIASES", "BUILDERS", "Builder", "canonical_name"]
@@ -29,6 +43,10 @@ BUILDERS: dict[str, Builder] = {
     "nemotron-v2": nemotron.build,
     "apertus": apertus.build,
     "apriel-1.5": apriel.build,
+    "generic": generic.build,
+    "magistral": mistral.build_magistral,
+    "pythonic": pythonic.build_pythonic,
+    "lfm2": pythonic.build_lfm2,
 }
 
 ALIASES: dict[str, str] = {"qwen2.5": "hermes"}

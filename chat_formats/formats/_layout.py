@@ -87,7 +87,9 @@ class FormatDefinition:
     ``parser`` (the one definition: parsed by peg, emitted as GBNF); ``triggers`` for the lazy grammar (empty:
     a word trigger per literal that a trigger rule starts with); ``preserved_tokens``; ``id_position`` (see
     :data:`chat_formats.mapper.IdPosition`); ``content_prefix``: text the prompt already holds that belongs
-    in the content (the reasoning opener when reasoning is left in the content and the prompt opened it).
+    in the content (the reasoning opener when reasoning is left in the content and the prompt opened it);
+    ``lazy``: whether the grammar is lazy when calls are optional (False: it always constrains the whole
+    output, as for formats whose whole reply is one JSON document, or that have no calls).
     """
 
     parser: Parser
@@ -96,6 +98,7 @@ class FormatDefinition:
     id_position: IdPosition = "none"
     content_prefix: str = ""
     warnings: tuple[str, ...] = field(default=())
+    lazy: bool = True
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,10 @@ alphanumerics after the arguments::
 
     [TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "a1b2c3d4e"}]
 
+``magistral`` (Magistral Small/Medium 1.x): reasoning in ``[THINK]…[/THINK]``, then Mistral Nemo calls::
+
+    [THINK]…[/THINK][TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "a1b2c3d4e"}]
+
 ``ministral-3`` (Ministral 3, Magistral/Mistral Small 3.2+, Devstral): every call prefixed by ``[TOOL_CALLS]``,
 an optional ``[CALL_ID]`` before ``[ARGS]`` (``[ARGS]`` itself is optional, as in mistral-common v11
 outputs), reasoning in ``[THINK]…[/THINK]``::
@@ -21,7 +25,7 @@ from ..builder import ToolSpec, json_tool_call, tool, tool_args, tool_choice_of,
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
 from ._layout import think_triggers as _triggers
 
-__all__ = ["build_ministral3", "build_nemo"]
+__all__ = ["build_magistral", "build_ministral3", "build_nemo"]
 
 TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
 THINK = ReasoningStyle("[THINK]", "[/THINK]")
@@ -34,16 +38,27 @@ def _nemo_call(spec: ToolSpec) -> Parser:
 
 def build_nemo(options: FormatOptions) -> FormatDefinition:
     """``[TOOL_CALLS][{…}, …]`` with model-written ids after the arguments."""
+    return _nemo_layout(options, None)
+
+
+def build_magistral(options: FormatOptions) -> FormatDefinition:
+    """``[THINK]…[/THINK]`` reasoning, then Mistral Nemo's ``[TOOL_CALLS][{…}, …]``."""
+    return _nemo_layout(options, THINK)
+
+
+def _nemo_layout(options: FormatOptions, style: ReasoningStyle | None) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, _nemo_call)
         items = call + _more(call) if options.parallel_tool_calls else call
         calls = _section(options, literal(TOOL_CALLS) << "[" << items << "]")
+    think = () if style is None else (style.open, style.close)
     return FormatDefinition(
-        parser=standard_layout(options, style=None, tool_starts=[TOOL_CALLS], calls=calls),
-        triggers=(),
-        preserved_tokens=(TOOL_CALLS,),
+        parser=standard_layout(options, style=style, tool_starts=[TOOL_CALLS], calls=calls),
+        triggers=() if style is None else _triggers(options, style, [TOOL_CALLS]),
+        preserved_tokens=(*think, TOOL_CALLS),
         id_position="after_args",
+        content_prefix=content_prefix(options, style),
     )
 
 

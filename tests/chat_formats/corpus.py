@@ -39,6 +39,10 @@ FAMILIES = {
     "nemotron_v2": "nemotron-v2",
     "apertus": "apertus",
     "apriel": "apriel-1.5",
+    "generic": "generic",
+    "pythonic": "pythonic",
+    "llama4_pythonic": "pythonic",
+    "lfm2": "lfm2",
 }
 
 FORCED_OPEN_TEMPLATES = ("Qwen-QwQ-32B", "DeepSeek-R1-Distill", "llama-cpp-deepseek-r1", "Qwen3.5-4B", "DeepSeek-V3.1")
@@ -75,6 +79,9 @@ JUDGED: dict[str, str] = {
     # (the opener in the prompt, and expected back in the reasoning), not apriel-1.5's <thinking> markers.
     "llama.cpp-0236": "Apriel 1.6 Thinker template ('[BEGIN FINAL RESPONSE]' ends reasoning), not apriel-1.5",
     "llama.cpp-0237": "Apriel 1.6 Thinker template ('[BEGIN FINAL RESPONSE]' ends reasoning), not apriel-1.5",
+    # LFM2: a "\n" escape inside a Python string literal is a line break (Python, and vLLM's ast-based parser);
+    # llama.cpp's expectation keeps the backslash.
+    "llama.cpp-0167": "expects the Python escape \\n kept undecoded in the argument; Python reads a line break",
 }
 
 

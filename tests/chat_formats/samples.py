@@ -177,6 +177,65 @@ SAMPLES: dict[str, list[Case]] = {
             calls=[("add", {"a": 2, "b": 3})],
         ),
     ],
+    "generic": [
+        Case('{"response": "Line 1\\nLine \\"2\\" \\u00e9\\ud83d\\ude00"}', content='Line 1\nLine "2" é\U0001f600'),
+        Case('{"response": {"answer": 42}}', content='{"answer": 42}'),
+        Case(
+            '{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2.5}, "id": "call_7"},\n'
+            '  {"arguments": {"n": 2}, "name": "ping_all"}]}',
+            calls=[("add", {"a": 1, "b": 2.5}, "call_7"), ("ping_all", {"n": 2})],
+        ),
+        Case(
+            f'{{"tool_call": {{"name": "get_weather", "arguments": {J}}}}}',
+            calls=[("get_weather", {"city": "Paris", "unit": "c"})],
+            options={"parallel_tool_calls": False},
+        ),
+    ],
+    "magistral": [
+        Case(
+            "[THINK]Let me see [TOOL_CALLS] later[/THINK]Sure.",
+            reasoning="Let me see [TOOL_CALLS] later",
+            content="Sure.",
+        ),
+        Case(
+            '[THINK]call[/THINK]On it.[TOOL_CALLS][{"name": "ping_all", "arguments": {"n": 2}, "id": "abc123XYZ"}, '
+            f'{{"name": "get_weather", "arguments": {J}}}]',
+            reasoning="call",
+            content="On it.",
+            calls=[("ping_all", {"n": 2}, "abc123XYZ"), ("get_weather", {"city": "Paris", "unit": "c"})],
+        ),
+    ],
+    "pythonic": [
+        Case("See [1] and [ping] (not calls).", content="See [1] and [ping] (not calls)."),
+        Case(
+            '[get_weather(city=\'Martha\\\'s "Vineyard"\', unit="f"), ping(), ping_all(n=-0)]',
+            calls=[
+                ("get_weather", {"city": 'Martha\'s "Vineyard"', "unit": "f"}),
+                ("ping", {}),
+                ("ping_all", {"n": 0}),
+            ],
+        ),
+        Case(
+            "Calling.<|python_start|>[add( b = 1e3 , a=7, exact=True )]<|python_end|>",
+            content="Calling.",
+            calls=[("add", {"b": 1000.0, "a": 7, "exact": True})],
+        ),
+        Case(
+            "[write_file(path='a.py', content='x = {\\'k\\': [1, 2]}\\n\\tü')]",
+            calls=[("write_file", {"path": "a.py", "content": "x = {'k': [1, 2]}\n\tü"})],
+        ),
+    ],
+    "lfm2": [
+        Case("<think>Hmm [ping()]</think>No call needed.", reasoning="Hmm [ping()]", content="No call needed."),
+        Case(
+            "<think>call it</think>Checking.<|tool_call_start|>[get_weather(city=\"Zürich\", unit='c'), "
+            "add(a=1, b=2, exact=false)]<|tool_call_end|>",
+            reasoning="call it",
+            content="Checking.",
+            calls=[("get_weather", {"city": "Zürich", "unit": "c"}), ("add", {"a": 1, "b": 2, "exact": False})],
+        ),
+        Case("Sure.[ping_all(n=3)]", content="Sure.", calls=[("ping_all", {"n": 3})]),
+    ],
     "kimi-k2": [
         Case("<think>Hmm.</think>Plain answer.", reasoning="Hmm.", content="Plain answer."),
         Case(

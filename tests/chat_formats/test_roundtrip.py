@@ -37,8 +37,12 @@ SETUPS: dict[str, tuple[str, str]] = {
     "nemotron-v2": ("<think>{free}</think>\n", "<TOOLCALL>"),
     "apertus": ("<|inner_prefix|>{free}<|inner_suffix|>", "<|tools_prefix|>"),
     "apriel-1.5": ("<thinking>{free}</thinking>{free} ", "<tool_calls>"),
+    "magistral": ("[THINK]{free}[/THINK]", "[TOOL_CALLS]"),
+    "generic": ("", '{"tool_calls": ['),  # not lazy: the grammar holds from the first character
+    "pythonic": ("{free} ", "<|python_start|>"),
+    "lfm2": ("<think>{free}</think>", "<|tool_call_start|>"),
 }
-CLOSERS = ("\n</parameter>", "\n</function>", '"', "}", "]", "```")
+CLOSERS = ("\n</parameter>", "\n</function>", '"', "'", "}", "]", ")", "```")
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 
 
@@ -69,7 +73,7 @@ def sample(fmt: ChatFormat, vocab: Vocabulary, bias: np.ndarray[Any, Any], seed:
     free = " ".join(rng.choice(WORDS, size=int(rng.integers(1, 8))))
     text = before.format(free=free) + trigger
     matcher = fmt.matcher(vocab)
-    assert matcher.is_awaiting_trigger()
+    assert matcher.is_awaiting_trigger() is fmt.grammar().lazy
     assert matcher.accept_string(text) and not matcher.is_awaiting_trigger()
     closers = sorted({*fmt.definition.preserved_tokens, *CLOSERS}, key=len, reverse=True)
     bitmask = np.zeros((1, (vocab.size + 31) // 32), dtype=np.int32)

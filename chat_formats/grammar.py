@@ -44,16 +44,24 @@ _ASTRAL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\U([0-9A-Fa-f]{8})")
 
 
 def portable_gbnf(text: str) -> str:
-    """``text`` with ``\\UXXXXXXXX`` escapes of code points above U+FFFF written as the characters themselves.
+    """``text`` rewritten into the GBNF subset every engine reads the same way; cost O(len(text)).
 
-    Same grammar for llama.cpp and our parser (GBNF takes UTF-8 characters in literals and classes), but
-    llguidance's GBNF import mistranslates ``\\U`` escapes (it drops the leading zeros, giving an invalid
-    regex), so grammars are handed out without them. Characters below U+10000 keep their escapes (they may be
-    control or syntax characters). Cost O(len(text)).
+    * ``\\UXXXXXXXX`` escapes of code points above U+FFFF become the characters themselves: llguidance's GBNF
+      import mistranslates them (it drops the leading zeros, giving an invalid regex). Characters below U+10000
+      keep their escapes (they may be control or syntax characters).
+    * The any-character ``.`` becomes the class of every code point, ``[\\x00-\U0010ffff]`` (the last one written
+      as itself): xgrammar does not know ``.``.
+
+    Same grammar for llama.cpp and our parser either way (GBNF takes UTF-8 characters in literals and classes).
     """
 
     def fix(m: re.Match[str]) -> str:
         cp = int(m.group(2), 16)
         return m.group(1) + chr(cp) if 0x10000 <= cp <= 0x10FFFF else m.group(0)
 
-    return _ASTRAL_ESCAPE.sub(fix, text)
+    return _ANY_CHAR.sub(lambda m: m.group(0) if m.group(0) != "." else _EVERY_CHAR, _ASTRAL_ESCAPE.sub(fix, text))
+
+
+#: A quoted literal, a character class or a comment (copied unchanged), or a bare ``.`` outside them.
+_ANY_CHAR = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|#[^\n]*|\.')
+_EVERY_CHAR = "[\\x00-\U0010ffff]"

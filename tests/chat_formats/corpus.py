@@ -40,6 +40,7 @@ FAMILIES = {
     "apertus": "apertus",
     "apriel": "apriel-1.5",
     "generic": "generic",
+    "think_tags": "content-only",
     "pythonic": "pythonic",
     "llama4_pythonic": "pythonic",
     "lfm2": "lfm2",

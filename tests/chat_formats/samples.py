@@ -191,6 +191,24 @@ SAMPLES: dict[str, list[Case]] = {
             options={"parallel_tool_calls": False},
         ),
     ],
+    "content-only": [
+        Case(
+            "<think>Plan: be brief.</think>Paris is in France.",
+            reasoning="Plan: be brief.",
+            content="Paris is in France.",
+        ),
+        Case(
+            'No tools here: <tool_call>{"name": "ping_all"}</tool_call>',
+            content='No tools here: <tool_call>{"name": "ping_all"}</tool_call>',
+        ),
+        Case(
+            "still thinking</think>\nAnswer ü",
+            reasoning="still thinking",
+            content="\nAnswer ü",
+            options={"thinking_forced_open": True},
+        ),
+        Case("<think>a</think>b", content="<think>a</think>b", options={"reasoning_format": "none"}),
+    ],
     "magistral": [
         Case(
             "[THINK]Let me see [TOOL_CALLS] later[/THINK]Sure.",

@@ -7,6 +7,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chat_formats import LazyGrammar, available_formats, get_format
 from gbnf_backend import Grammar
@@ -166,3 +168,24 @@ def test_portable_gbnf_writes_astral_escapes_as_characters_only() -> None:
     out = portable_gbnf(text)
     assert out == 'root ::= [\U0001f600-\U0010ffff] "\\\\U0001F600" "\\U0000000A"'
     assert Grammar.from_gbnf(out).matches("\U0001f642\\U0001F600\n")
+
+
+_PIECES = st.sampled_from(['"a.b"', '"\\\\"', '"\\""', "[.]", "[^.\\]]", "[a-z]", ".", ". .", "( . | [x] )", "."])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    parts=st.lists(_PIECES, min_size=1, max_size=5),
+    texts=st.lists(st.text(alphabet=st.sampled_from('a.b"\\]xz\U0010ffff\x00 '), max_size=8), max_size=6),
+)
+def test_portable_gbnf_any_character_means_the_same(parts: list[str], texts: list[str]) -> None:
+    """``.`` outside literals and classes becomes the class of every code point: the same language, no bare dot."""
+    from chat_formats.grammar import portable_gbnf
+
+    text = "root ::= " + " ".join(parts) + "  # a comment with . in it\n"
+    out = portable_gbnf(text)
+    original, portable = Grammar.from_gbnf(text), Grammar.from_gbnf(out)
+    for sample in texts:
+        assert original.matches(sample) == portable.matches(sample), (out, sample)
+    stripped = re.sub(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|#[^\n]*', "", out)
+    assert "." not in stripped

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import deepseek_r1, gpt_oss, hermes, kimi_k2, mistral, qwen3_coder
+from . import deepseek_r1, glm, gpt_oss, hermes, kimi_k2, minimax, mistral, qwen3_coder, seed_oss
 from ._layout import FormatDefinition, FormatOptions
 
 __all__ = ["ALIASES", "BUILDERS", "Builder", "canonical_name"]
@@ -23,9 +23,13 @@ BUILDERS: dict[str, Builder] = {
     "ministral-3": mistral.build_ministral3,
     "gpt-oss": gpt_oss.build,
     "kimi-k2": kimi_k2.build,
+    "glm-4.5": glm.build,
+    "minimax-m2": minimax.build,
+    "seed-oss": seed_oss.build,
+    "xiaomi-mimo": hermes.build_mimo,
 }
 
-ALIASES: dict[str, str] = {"qwen2.5": "hermes"}
+ALIASES: dict[str, str] = {"qwen2.5": "hermes", "glm-4.6": "glm-4.5", "glm-4.7": "glm-4.5"}
 
 
 def canonical_name(name: str) -> str | None:

@@ -3,6 +3,7 @@ accepting the outputs the parser reads as calls (from the trigger on) while refu
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -87,6 +88,13 @@ def test_required_grammar_accepts_the_whole_output(fmt: str, case: Any) -> None:
         ("mistral-nemo", '[TOOL_CALLS][{"name": "ping", "arguments": {}, "id": "short"}]'),
         ("kimi-k2", "<|tool_call_begin|>functions.ping:x<|tool_call_argument_begin|>{}"),
         ("gpt-oss", '<|channel|>commentary to=functions.add<|message|>{"a": 1.5, "b": 1}'),
+        ("glm-4.5", "<tool_call>add<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"),  # b is required
+        ("glm-4.5", "<tool_call>ping_allx</tool_call>"),
+        ("glm-4.5", "<tool_call>add<arg_key>a</arg_key><arg_value>1.5</arg_value><arg_key>b</arg_key><arg_value>1"),
+        ("minimax-m2", '<minimax:tool_call><invoke name="ping"><parameter name="x">1</parameter></invoke>'),
+        ("minimax-m2", '<minimax:tool_call><invoke name="rm"></invoke></minimax:tool_call>'),
+        ("seed-oss", "<seed:tool_call>\n<function=ping_all>\n<parameter=n>\nmany\n</parameter>\n</function>"),
+        ("xiaomi-mimo", '\n<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>'),
     ],
 )
 def test_grammar_refuses_off_format_calls(fmt: str, bad: str) -> None:
@@ -158,3 +166,30 @@ def test_portable_gbnf_writes_astral_escapes_as_characters_only() -> None:
     out = portable_gbnf(text)
     assert out == 'root ::= [\U0001f600-\U0010ffff] "\\\\U0001F600" "\\U0000000A"'
     assert Grammar.from_gbnf(out).matches("\U0001f642\\U0001F600\n")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "call"),
+    [
+        (
+            "qwen3-coder",
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nA\n</parameter>\n<parameter=unit>\n{}\n"
+            "</parameter>\n</function>\n</tool_call>",
+        ),
+        (
+            "glm-4.5",
+            "<tool_call>get_weather<arg_key>city</arg_key><arg_value>A</arg_value><arg_key>unit</arg_key>"
+            "<arg_value>{}</arg_value></tool_call>",
+        ),
+        (
+            "minimax-m2",
+            '<minimax:tool_call><invoke name="get_weather"><parameter name="city">A</parameter>'
+            '<parameter name="unit">{}</parameter></invoke></minimax:tool_call>',
+        ),
+    ],
+)
+def test_raw_enum_values_are_constrained_by_the_grammar_and_read_by_the_parser(fmt: str, call: str) -> None:
+    chat = get_format(fmt, tools=TOOLS, tool_choice="required")
+    g = Grammar.from_gbnf(chat.grammar().gbnf)
+    assert g.matches(call.format("f")) and not g.matches(call.format("kelvin"))
+    assert json.loads(chat.parse(call.format("kelvin")).tool_calls[0].function.arguments)["unit"] == "kelvin"

@@ -349,15 +349,17 @@ class XmlMarkers:
     A call is ``function_open NAME name_suffix`` then arguments ``param_open KEY key_suffix ["\\n"] VALUE
     value_end`` (whitespace between them free), then ``function_close``. ``value_ends`` are the accepted value
     closers, the first being the canonical one; string values are raw text up to the first of them, other values
-    JSON.
+    JSON. ``name_suffix`` and ``key_suffix`` may be parsers (e.g. a look-ahead ending a bare name, or a key closer
+    followed by a value opener); ``value_newline``: one newline framing the value's start is not part of it.
     """
 
     function_open: str = "<function="
-    name_suffix: str = ">"
+    name_suffix: str | Parser = ">"
     function_close: str = "</function>"
     param_open: str = "<parameter="
-    key_suffix: str = ">"
+    key_suffix: str | Parser = ">"
     value_ends: tuple[str, ...] = ("\n</parameter>", "</parameter>")
+    value_newline: bool = True
 
 
 def _xml_arg(spec: ToolSpec, key: str, m: XmlMarkers) -> Parser:
@@ -365,10 +367,31 @@ def _xml_arg(spec: ToolSpec, key: str, m: XmlMarkers) -> Parser:
     ends = list(m.value_ends)
     closer = tool_arg_close(choice(*ends))
     if schema_is_string(prop):
-        value = tool_arg_string_value(until_one_of(ends))
+        raw = until_one_of(ends)
+        if _texts_end_cleanly(prop, ends):  # the grammar allows only the listed texts; the parser reads any
+            raw = schema(raw, f"{spec.rule}-{_RULE_CHARS.sub('-', key)}", prop, raw=True)
+        value = tool_arg_string_value(raw)
     else:
         value = tool_arg_json_value(schema(until_one_of(ends), f"{spec.rule}-{_RULE_CHARS.sub('-', key)}", prop))
-    return tool_arg(tool_arg_open(m.param_open + tool_arg_name(key) + m.key_suffix) + optional("\n") + value + closer)
+    opener = tool_arg_open(m.param_open + tool_arg_name(key) + m.key_suffix)
+    return tool_arg((opener + optional("\n") if m.value_newline else opener) + value + closer)
+
+
+def _texts_end_cleanly(prop: Any, ends: Sequence[str]) -> bool:
+    """Whether ``prop`` lists its strings (``enum``/``const``) and each, followed by any of ``ends``, is read
+    back whole by ``until_one_of(ends)`` (no end starts inside the text)."""
+    if not isinstance(prop, Mapping):
+        return False
+    enum = prop.get("enum")
+    texts = enum if isinstance(enum, list) else [prop["const"]] if "const" in prop else None
+    if not texts or not all(isinstance(t, str) for t in texts):
+        return False
+    for t in texts:
+        for e in ends:
+            whole = t + e
+            if min((i for i in (whole.find(d) for d in ends) if i >= 0), default=-1) != len(t):
+                return False
+    return True
 
 
 def xml_tool_call(spec: ToolSpec, markers: XmlMarkers = XmlMarkers()) -> Parser:

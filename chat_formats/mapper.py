@@ -250,7 +250,7 @@ def _map_call(
         return None  # the id may still come: publishing now would send a generated id and then another
     if args_node is not None:
         arguments = args_node.text
-    elif _find(node, TOOL_ARG) is None and not complete:
+    elif not complete and not _first_arg_named(node):
         arguments = ""  # nothing yet: the first argument (or the closer) decides between "{…" and "{}"
     else:
         arguments = _xml_arguments(node, spec, complete, warnings)
@@ -263,6 +263,13 @@ def _closes_itself(node: AstNode) -> bool:
     """A JSON-arguments call without a closer tag is complete when its node is (e.g. ``[TOOL_CALLS]n[ARGS]{}``)."""
     args = _find(node, TOOL_ARGS)
     return args is not None and not args.partial
+
+
+def _first_arg_named(node: AstNode) -> bool:
+    """Whether the call's first XML-style argument has its (atomic) opener: a ``<`` alone may still turn out
+    to start the call's closer instead."""
+    first = _find(node, TOOL_ARG)
+    return first is not None and _find(first, TOOL_ARG_NAME) is not None
 
 
 def _args_started(node: AstNode) -> bool:

@@ -385,11 +385,24 @@ def effective(p: Parser) -> Parser:
             return p
 
 
+def raw_literals(p: Schema) -> list[str] | None:
+    """For a raw string value whose schema lists its texts (``enum``/``const`` of strings), those texts (the
+    grammar is their alternatives); None otherwise."""
+    if not p.raw or not isinstance(p.schema, dict):
+        return None
+    enum = p.schema.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+        return list(dict.fromkeys(enum))
+    const = p.schema.get("const")
+    return [const] if isinstance(const, str) else None
+
+
 def delegates(p: Schema) -> bool:
-    """Whether a schema node's grammar is its child's (raw string values, or no schema at all)."""
+    """Whether a schema node's grammar is its child's (raw string values that are not a list of texts, or no
+    schema at all)."""
     if p.schema is None:
         return True
-    if not p.raw or not isinstance(p.schema, dict):
+    if not p.raw or not isinstance(p.schema, dict) or raw_literals(p) is not None:
         return False
     t = p.schema.get("type")
     return t == "string" or (isinstance(t, list) and "string" in t)

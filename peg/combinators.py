@@ -280,7 +280,8 @@ def trigger_rule(name: str, p: ParserLike) -> Parser:
 def schema(p: ParserLike, name: str, schema: Any, raw: bool = False) -> Parser:
     """Parse like ``p``; in GBNF use the JSON Schema converter's grammar for ``schema`` (value rule ``name``).
 
-    With ``raw=True`` and a string-typed schema the value is unquoted text, so the grammar is ``p``'s own.
+    With ``raw=True`` and a string-typed schema the value is unquoted text, so the grammar is ``p``'s own, or,
+    for a schema listing its strings (``enum``/``const``), the alternatives of those texts (``p`` still parses).
     """
     return Schema(promote(p), sanitize_rule_name(name), schema, raw)
 

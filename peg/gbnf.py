@@ -375,6 +375,9 @@ class _Emitter:
     def schema(self, p: n.Schema, owner: str) -> tuple[str, int]:
         if n.delegates(p):
             return self.expr(p.item, owner)
+        texts = n.raw_literals(p)
+        if texts is not None:  # a raw string value limited to the schema's texts
+            return self.choice(n.Choice(tuple(n.Literal(t) for t in texts)), owner)
         from gbnf_backend.json_schema import convert_json_schema
 
         converted = convert_json_schema(p.schema, name=p.name, shared_prefix=SCHEMA_PREFIX)

@@ -14,14 +14,17 @@ from . import (
     content_only,
     deepseek_r1,
     generic,
+    glm,
     gpt_oss,
     granite,
     hermes,
     kimi_k2,
+    minimax,
     mistral,
     nemotron,
     pythonic,
     qwen3_coder,
+    seed_oss,
 )
 from ._layout import FormatDefinition, FormatOptions
 
@@ -49,9 +52,13 @@ BUILDERS: dict[str, Builder] = {
     "magistral": mistral.build_magistral,
     "pythonic": pythonic.build_pythonic,
     "lfm2": pythonic.build_lfm2,
+    "glm-4.5": glm.build,
+    "minimax-m2": minimax.build,
+    "seed-oss": seed_oss.build,
+    "xiaomi-mimo": hermes.build_mimo,
 }
 
-ALIASES: dict[str, str] = {"qwen2.5": "hermes"}
+ALIASES: dict[str, str] = {"qwen2.5": "hermes", "glm-4.6": "glm-4.5", "glm-4.7": "glm-4.5"}
 
 
 def canonical_name(name: str) -> str | None:

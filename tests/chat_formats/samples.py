@@ -351,4 +351,96 @@ SAMPLES: dict[str, list[Case]] = {
             calls=[("write_file", FILE)],
         ),
     ],
+    "glm-4.5": [
+        Case("<think>Let me see.</think>\nThe answer.", reasoning="Let me see.", content="\nThe answer."),
+        Case(
+            'Checking.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Zürich "HB"</arg_value>\n'
+            "<arg_key>unit</arg_key>\n<arg_value>c</arg_value>\n</tool_call>",
+            content="Checking.\n",
+            calls=[("get_weather", {"city": 'Zürich "HB"', "unit": "c"})],
+        ),
+        Case(  # GLM 4.7: no newlines, the prompt opened the reasoning
+            "plan</think><tool_call>add<arg_key>b</arg_key><arg_value>2.5</arg_value><arg_key>a</arg_key>"
+            "<arg_value>5</arg_value></tool_call><tool_call>ping</tool_call>",
+            reasoning="plan",
+            calls=[("add", {"b": 2.5, "a": 5}), ("ping", {})],
+            options={"thinking_forced_open": True},
+        ),
+        Case(
+            "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/a.py</arg_value>\n<arg_key>content</arg_key>\n"
+            f"<arg_value>{CODE}</arg_value>\n</tool_call>\n<tool_call>ping_all\n<arg_key>n</arg_key>\n"
+            "<arg_value>3</arg_value>\n</tool_call>",
+            calls=[("write_file", {"path": "src/a.py", "content": CODE}), ("ping_all", {"n": 3})],
+        ),
+        Case(  # a call straight from unclosed reasoning ends it
+            "<think>I'll call it<tool_call>ping</tool_call>", reasoning="I'll call it", calls=[("ping", {})]
+        ),
+    ],
+    "minimax-m2": [
+        Case(
+            "Thinking.\n</think>\n\nHello.",
+            reasoning="Thinking.\n",
+            content="\n\nHello.",
+            options={"thinking_forced_open": True},
+        ),
+        Case(
+            'Need data.</think>Let me look.\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">'
+            'Paris</parameter>\n<parameter name="unit">c</parameter>\n</invoke>\n<invoke name="ping_all">\n'
+            '<parameter name="n">2</parameter>\n</invoke>\n</minimax:tool_call>',
+            reasoning="Need data.",
+            content="Let me look.\n",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping_all", {"n": 2})],
+            options={"thinking_forced_open": True},
+        ),
+        Case(
+            '<minimax:tool_call><invoke name="write_file"><parameter name="path">a.py</parameter><parameter name='
+            f'"content">\n{CODE}\n</parameter></invoke></minimax:tool_call>\n<minimax:tool_call><invoke name="add">'
+            '<parameter name="exact">true</parameter><parameter name="a">-3</parameter><parameter name="b">1e3'
+            "</parameter></invoke></minimax:tool_call>",
+            calls=[("write_file", {"path": "a.py", "content": CODE}), ("add", {"exact": True, "a": -3, "b": 1000.0})],
+        ),
+        Case(  # reasoning left in the content, behind the prompt's opener
+            "Hmm</think>Hi",
+            content="<think>Hmm</think>Hi",
+            options={"thinking_forced_open": True, "reasoning_format": "none"},
+        ),
+    ],
+    "seed-oss": [
+        Case(
+            "<seed:think>Budget noted.<seed:cot_budget_reflect>used 10</seed:cot_budget_reflect></seed:think>Answer.",
+            reasoning="Budget noted.<seed:cot_budget_reflect>used 10</seed:cot_budget_reflect>",
+            content="Answer.",
+        ),
+        Case(
+            "<seed:think>call</seed:think>\n<seed:tool_call>\n<function=add>\n<parameter=a>5</parameter>\n"
+            "<parameter=exact>\nfalse\n</parameter>\n<parameter=b>-1e2</parameter>\n</function>\n</seed:tool_call>",
+            reasoning="call",
+            content="\n",
+            calls=[("add", {"a": 5, "exact": False, "b": -100.0})],
+        ),
+        Case(
+            "<seed:tool_call>\n<function=ping>\n</function>\n</seed:tool_call>\n<seed:tool_call>\n<function=write_file>\n"
+            f"<parameter=path>\nb é.txt\n</parameter>\n<parameter=content>\n{CODE}\n</parameter>\n</function>\n"
+            "</seed:tool_call>",
+            calls=[("ping", {}), ("write_file", {"path": "b é.txt", "content": CODE})],
+        ),
+        Case(
+            "<seed:think>maybe <seed:tool_call> later</seed:think>Done.",
+            reasoning="maybe <seed:tool_call> later",
+            content="Done.",
+        ),
+    ],
+    "xiaomi-mimo": [
+        Case("Plain <b>text</b>, no call.", content="Plain <b>text</b>, no call."),
+        Case(
+            f'Sure.\n<tool_call>\n{{"name": "get_weather", "arguments": {J}}}\n</tool_call>',
+            content="Sure.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"})],
+        ),
+        Case(
+            '<tool_call>\n{"name": "ping", "arguments": {}}\n</tool_call>\n<tool_call>\n{"name": "write_file", '
+            '"arguments": {"path": "a.py", "content": "x = \\"\\u00e9\\"\\n"}}\n</tool_call>',
+            calls=[("ping", {}), ("write_file", {"path": "a.py", "content": 'x = "é"\n'})],
+        ),
+    ],
 }

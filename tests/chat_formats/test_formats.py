@@ -53,8 +53,13 @@ def test_available_formats_and_aliases() -> None:
         "nemotron-v2",
         "apertus",
         "apriel-1.5",
+        "glm-4.5",
+        "minimax-m2",
+        "seed-oss",
+        "xiaomi-mimo",
     } <= set(names)
     assert get_format("qwen2.5").name == "hermes"
+    assert get_format("glm-4.7").name == get_format("glm-4.6").name == "glm-4.5"
     with pytest.raises(UnknownFormatError) as info:
         get_format("no-such-format")
     assert isinstance(info.value, ValueError) and "hermes" in str(info.value)
@@ -126,6 +131,10 @@ def test_generated_ids_are_stable_per_format_instance_and_differ_between_instanc
         ("nemotron-v2", '<TOOLCALL>[{"name": "rm", "arguments": {}}]</TOOLCALL>'),
         ("apertus", '<|tools_prefix|>[{"rm": {}}]<|tools_suffix|>'),
         ("apriel-1.5", '<tool_calls>[{"name": "rm", "arguments": {}}]</tool_calls>'),
+        ("glm-4.5", "<tool_call>rm\n</tool_call>"),
+        ("minimax-m2", '<minimax:tool_call>\n<invoke name="rm">\n</invoke>\n</minimax:tool_call>'),
+        ("seed-oss", "<seed:tool_call>\n<function=rm>\n</function>\n</seed:tool_call>"),
+        ("xiaomi-mimo", '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>'),
     ],
 )
 def test_unknown_tool_is_reported_not_invented(fmt: str, out: str) -> None:
@@ -249,3 +258,65 @@ def test_deepseek_v31_forced_open_reasoning() -> None:
     assert fmt.parse("still thinking").reasoning_content == "still thinking"
     kept = get_format("deepseek-v3.1", thinking_forced_open=True, reasoning_format="none")
     assert kept.parse("r</think>a").content == "<think>r</think>a"  # the V3.1 prompt opens "<think>", no newline
+
+
+OPTIONAL_ONLY = {
+    "type": "function",
+    "function": {
+        "name": "read",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "line": {"type": "integer"}}},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out"),
+    [
+        ("qwen3-coder", "<tool_call>\n<function=read>\n</function>\n</tool_call>"),
+        ("glm-4.5", "<tool_call>read</tool_call>"),
+        ("minimax-m2", '<minimax:tool_call><invoke name="read"></invoke></minimax:tool_call>'),
+        ("seed-oss", "<seed:tool_call>\n<function=read>\n</function>\n</seed:tool_call>"),
+    ],
+)
+def test_xml_call_without_arguments_never_streams_an_opening_brace_first(fmt: str, out: str) -> None:
+    # A "<" after the name may start an argument or the closer: nothing is published until it is clear.
+    chat = get_format(fmt, tools=[OPTIONAL_ONLY])
+    for cut in range(len(out) + 1):
+        args = [c.function.arguments for c in chat.parse(out[:cut], partial=True).tool_calls]
+        assert args in ([], [""], ["{}"]), out[:cut]
+    assert [c.function.arguments for c in chat.parse(out).tool_calls] == ["{}"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out", "calls"),
+    [
+        ("glm-4.5", "<tool_call>ping_all<arg_key>n</arg_key><arg_value>2</arg_value></tool_call>", ["ping_all"]),
+        ("xiaomi-mimo", '\n<tool_call>\n{"name": "ping_all", "arguments": {"n": 1}}\n</tool_call>', ["ping_all"]),
+        ("minimax-m2", '<minimax:tool_call><invoke name="ping_all"><parameter name="n">1', ["ping_all"]),
+    ],
+)
+def test_prefix_tool_name_is_never_reported_early_in_new_formats(fmt: str, out: str, calls: list[str]) -> None:
+    chat = get_format(fmt, tools=TOOLS)
+    for cut in range(len(out) + 1):
+        names = [c.function.name for c in chat.parse(out[:cut], partial=True).tool_calls]
+        assert names in ([], calls), out[:cut]
+
+
+def test_glm_values_are_raw_and_minimax_strips_one_framing_newline() -> None:
+    glm = get_format("glm-4.5", tools=TOOLS)
+    out = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>\n  Paris \n</arg_value></tool_call>"
+    assert json.loads(glm.parse(out).tool_calls[0].function.arguments) == {"city": "\n  Paris \n"}
+    minimax = get_format("minimax-m2", tools=TOOLS)
+    out = '<minimax:tool_call><invoke name="get_weather"><parameter name="city">\n  Paris \n</parameter></invoke>'
+    assert json.loads(minimax.parse(out + "</minimax:tool_call>").tool_calls[0].function.arguments) == {
+        "city": "  Paris "
+    }
+
+
+def test_glm_reasoning_ends_at_a_call_and_seed_reasoning_does_not() -> None:
+    glm = get_format("glm-4.5", tools=TOOLS).parse("<think>go<tool_call>ping</tool_call>")
+    assert (glm.reasoning_content, [c.function.name for c in glm.tool_calls]) == ("go", ["ping"])
+    seed = get_format("seed-oss", tools=TOOLS).parse(
+        "<seed:think>go<seed:tool_call>\n<function=ping>\n</function>\n</seed:tool_call>"
+    )
+    assert seed.tool_calls == [] and seed.reasoning_content is not None and "<seed:tool_call>" in seed.reasoning_content

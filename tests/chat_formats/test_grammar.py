@@ -3,6 +3,7 @@ accepting the outputs the parser reads as calls (from the trigger on) while refu
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -97,6 +98,13 @@ def test_required_grammar_accepts_the_whole_output(fmt: str, case: Any) -> None:
         ("granite", '<|tool_call|>[{"name": "add", "arguments": {"a": 1}}]'),
         ("nemotron-v2", '<TOOLCALL>{"name": "ping", "arguments": {}}</TOOLCALL>'),  # not an array
         ("deepseek-v3.1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>ping\n```json\n{}\n```"),
+        ("glm-4.5", "<tool_call>add<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"),  # b is required
+        ("glm-4.5", "<tool_call>ping_allx</tool_call>"),
+        ("glm-4.5", "<tool_call>add<arg_key>a</arg_key><arg_value>1.5</arg_value><arg_key>b</arg_key><arg_value>1"),
+        ("minimax-m2", '<minimax:tool_call><invoke name="ping"><parameter name="x">1</parameter></invoke>'),
+        ("minimax-m2", '<minimax:tool_call><invoke name="rm"></invoke></minimax:tool_call>'),
+        ("seed-oss", "<seed:tool_call>\n<function=ping_all>\n<parameter=n>\nmany\n</parameter>\n</function>"),
+        ("xiaomi-mimo", '\n<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>'),
     ],
 )
 def test_grammar_refuses_off_format_calls(fmt: str, bad: str) -> None:
@@ -189,3 +197,30 @@ def test_portable_gbnf_any_character_means_the_same(parts: list[str], texts: lis
         assert original.matches(sample) == portable.matches(sample), (out, sample)
     stripped = re.sub(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|#[^\n]*', "", out)
     assert "." not in stripped
+
+
+@pytest.mark.parametrize(
+    ("fmt", "call"),
+    [
+        (
+            "qwen3-coder",
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nA\n</parameter>\n<parameter=unit>\n{}\n"
+            "</parameter>\n</function>\n</tool_call>",
+        ),
+        (
+            "glm-4.5",
+            "<tool_call>get_weather<arg_key>city</arg_key><arg_value>A</arg_value><arg_key>unit</arg_key>"
+            "<arg_value>{}</arg_value></tool_call>",
+        ),
+        (
+            "minimax-m2",
+            '<minimax:tool_call><invoke name="get_weather"><parameter name="city">A</parameter>'
+            '<parameter name="unit">{}</parameter></invoke></minimax:tool_call>',
+        ),
+    ],
+)
+def test_raw_enum_values_are_constrained_by_the_grammar_and_read_by_the_parser(fmt: str, call: str) -> None:
+    chat = get_format(fmt, tools=TOOLS, tool_choice="required")
+    g = Grammar.from_gbnf(chat.grammar().gbnf)
+    assert g.matches(call.format("f")) and not g.matches(call.format("kelvin"))
+    assert json.loads(chat.parse(call.format("kelvin")).tool_calls[0].function.arguments)["unit"] == "kelvin"

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from chat_formats import ChatFormat, get_format
+from gbnf_backend import GrammarMatcher
 from gbnf_backend.vocab import Vocabulary
 from tests.chat_formats.samples import TOOLS
 
@@ -41,6 +42,10 @@ SETUPS: dict[str, tuple[str, str]] = {
     "generic": ("", '{"tool_calls": ['),  # not lazy: the grammar holds from the first character
     "pythonic": ("{free} ", "<|python_start|>"),
     "lfm2": ("<think>{free}</think>", "<|tool_call_start|>"),
+    "glm-4.5": ("<think>{free}</think>", "<tool_call>"),
+    "minimax-m2": ("<think>{free}</think>\n", "<minimax:tool_call>"),
+    "seed-oss": ("<seed:think>{free}</seed:think>\n", "<seed:tool_call>"),
+    "xiaomi-mimo": ("{free}", '\n<tool_call>\n{"name": "'),
 }
 CLOSERS = ("\n</parameter>", "\n</function>", '"', "'", "}", "]", ")", "```")
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
@@ -66,6 +71,17 @@ def bias(vocab: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
     return out
 
 
+def _closer(matcher: GrammarMatcher, closers: list[str]) -> str | None:
+    """The longest closer the matcher accepts, preferring one that really closes something: after it a letter is
+    refused (a closer of another format, e.g. ``</parameter>`` inside a raw ``<arg_value>``, is just more text)."""
+    fits = [c for c in closers if matcher.fork().accept_string(c)]
+    for c in fits:
+        after = matcher.fork()
+        if after.accept_string(c) and not after.accept_string("x"):
+            return c
+    return fits[0] if fits else None
+
+
 def sample(fmt: ChatFormat, vocab: Vocabulary, bias: np.ndarray[Any, Any], seed: int, budget: int = 500) -> str:
     """One output drawn under ``fmt``'s lazy grammar (every token checked by the matcher)."""
     rng = np.random.default_rng(seed)
@@ -82,7 +98,7 @@ def sample(fmt: ChatFormat, vocab: Vocabulary, bias: np.ndarray[Any, Any], seed:
         if matcher.can_end() and rng.random() < 0.7:
             break
         if step > 60 and rng.random() < 0.5:  # try to close what is open
-            closer = next((c for c in closers if matcher.fork().accept_string(c)), None)
+            closer = _closer(matcher, closers)
             if closer is not None:
                 assert matcher.accept_string(closer)
                 pieces.append(closer.encode())

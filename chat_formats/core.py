@@ -24,7 +24,7 @@ from peg import ParseResult, Status
 from peg.gbnf import lazy_grammar, to_gbnf
 
 from .builder import ToolSpec, parse_tools
-from .formats import BUILDERS, canonical_name
+from .formats import BUILDERS, WITHOUT_CALLS, canonical_name
 from .formats._layout import FormatDefinition, FormatOptions
 from .grammar import LazyGrammar, Trigger, portable_gbnf
 from .mapper import MappedMessage, frontier, map_nodes
@@ -80,6 +80,8 @@ def get_format(
         raise OptionError(f"reasoning_format must be 'auto' or 'none', got {reasoning_format!r}")
     rf: Literal["auto", "none"] = "auto" if reasoning_format == "auto" else "none"
     options = FormatOptions(specs, choice, bool(parallel_tool_calls), rf, bool(thinking_forced_open))
+    if canonical in WITHOUT_CALLS and options.calls_forced:
+        raise OptionError(f"format {canonical!r} has no tool-call syntax: tool_choice {choice!r} cannot be honoured")
     return ChatFormat(canonical, options, BUILDERS[canonical](options))
 
 

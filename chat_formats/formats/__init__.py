@@ -28,7 +28,7 @@ from . import (
 )
 from ._layout import FormatDefinition, FormatOptions
 
-__all__ = ["ALIASES", "BUILDERS", "Builder", "canonical_name"]
+__all__ = ["ALIASES", "BUILDERS", "WITHOUT_CALLS", "Builder", "canonical_name"]
 
 Builder = Callable[[FormatOptions], FormatDefinition]
 
@@ -57,6 +57,9 @@ BUILDERS: dict[str, Builder] = {
     "seed-oss": seed_oss.build,
     "xiaomi-mimo": hermes.build_mimo,
 }
+
+#: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
+WITHOUT_CALLS: frozenset[str] = frozenset({"content-only"})
 
 ALIASES: dict[str, str] = {"qwen2.5": "hermes", "glm-4.6": "glm-4.5", "glm-4.7": "glm-4.5"}
 

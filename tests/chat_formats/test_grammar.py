@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chat_formats import LazyGrammar, available_formats, get_format
+from chat_formats.core import OptionError
+from chat_formats.formats import WITHOUT_CALLS
 from gbnf_backend import Grammar
 from tests.chat_formats.samples import SAMPLES, TOOLS
 
@@ -49,6 +51,10 @@ def trigger_start(grammar: LazyGrammar, text: str) -> int:
     ],
 )
 def test_grammar_loads_and_is_lazy_only_for_auto(name: str, options: dict[str, Any]) -> None:
+    if name in WITHOUT_CALLS and options.get("tool_choice", "auto") not in ("auto", "none"):
+        with pytest.raises(OptionError, match="no tool-call syntax"):
+            get_format(name, tools=TOOLS, **options)
+        return
     fmt = get_format(name, tools=TOOLS, **options)
     g = fmt.grammar()
     Grammar.from_gbnf(g.gbnf)
@@ -143,10 +149,15 @@ def test_triggers_do_not_fire_inside_reasoning() -> None:
     assert trigger_start(forced, "thinking about <｜tool▁calls▁begin｜>") == -1
 
 
+def _choices(name: str, *choices: str) -> tuple[str, ...]:
+    """``choices``, with a forced call replaced by ``"auto"`` for a format that has no call syntax."""
+    return tuple(dict.fromkeys(c if name not in WITHOUT_CALLS else "auto" for c in choices))
+
+
 @pytest.mark.parametrize("name", sorted(available_formats()))
 def test_grammars_load_in_llguidance(name: str) -> None:
     llguidance = pytest.importorskip("llguidance")
-    for choice in ("auto", "required"):
+    for choice in _choices(name, "auto", "required"):
         gbnf = get_format(name, tools=TOOLS, tool_choice=choice).grammar().gbnf
         grammar = llguidance.grammar_from("gbnf", gbnf)
         assert llguidance.LLMatcher.validate_grammar(grammar) == ""
@@ -155,7 +166,8 @@ def test_grammars_load_in_llguidance(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(available_formats()))
 def test_grammars_load_in_xgrammar(name: str) -> None:
     xgrammar = pytest.importorskip("xgrammar")
-    gbnf = get_format(name, tools=TOOLS, tool_choice="required").grammar().gbnf
+    (choice,) = _choices(name, "required")
+    gbnf = get_format(name, tools=TOOLS, tool_choice=choice).grammar().gbnf
     assert xgrammar.Grammar.from_ebnf(gbnf) is not None
 
 
@@ -164,7 +176,7 @@ def test_grammars_load_in_llama_cpp(name: str) -> None:
     pytest.importorskip("llama_cpp")
     from tests.peers import llama_cpp_loads
 
-    for choice in ("required", "auto"):
+    for choice in _choices(name, "required", "auto"):
         gbnf = get_format(name, tools=TOOLS, tool_choice=choice).grammar().gbnf
         assert llama_cpp_loads(gbnf), (choice, gbnf[:400])
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import deepseek_r1, gpt_oss, hermes, kimi_k2, mistral, qwen3_coder
+from . import deepseek_r1, functionary, gpt_oss, hermes, kimi_k2, llama, mistral, qwen3_coder
 from ._layout import FormatDefinition, FormatOptions
 
 __all__ = ["ALIASES", "BUILDERS", "Builder", "canonical_name"]
@@ -23,9 +23,13 @@ BUILDERS: dict[str, Builder] = {
     "ministral-3": mistral.build_ministral3,
     "gpt-oss": gpt_oss.build,
     "kimi-k2": kimi_k2.build,
+    "llama3": llama.build_llama3,
+    "functionary-v3.1-llama-3.1": functionary.build_v3_1,
+    "functionary-v3.2": functionary.build_v3_2,
+    "firefunction-v2": llama.build_firefunction_v2,
 }
 
-ALIASES: dict[str, str] = {"qwen2.5": "hermes"}
+ALIASES: dict[str, str] = {"qwen2.5": "hermes", "functionary-v3.1": "functionary-v3.1-llama-3.1"}
 
 
 def canonical_name(name: str) -> str | None:

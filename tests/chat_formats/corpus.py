@@ -32,6 +32,10 @@ FAMILIES = {
     "deepseek_r1": "deepseek-r1",
     "kimi_k2": "kimi-k2",
     "gpt_oss_harmony": "gpt-oss",
+    "llama3_json": "llama3",
+    "functionary_v3_1": "functionary-v3.1-llama-3.1",
+    "functionary_v3_2": "functionary-v3.2",
+    "firefunction_v2": "firefunction-v2",
     "mistral": None,  # mistral-nemo or ministral-3, by the syntax of the output (see our_format)
 }
 
@@ -58,6 +62,9 @@ JUDGED: dict[str, str] = {
     # the message is returned as content with a warning.
     "llama.cpp-0259": "built-in recipient (container.exec) body dropped upstream; we return it as content",
     "llama.cpp-0260": "built-in recipient (python) body dropped upstream; we return it as content",
+    # Llama 3.x: a bare JSON call counts only at the start of the output (llama.cpp, SGLang); vLLM finds one
+    # anywhere and drops the text around it.
+    "vllm-0471": "bare JSON call after text: vLLM extracts it and drops the text; we keep it all as content",
 }
 
 

@@ -32,6 +32,16 @@ def test_judged_samples_really_differ(sample: Sample) -> None:
 
 def test_every_format_has_corpus_coverage() -> None:
     counts = collections.Counter(s.format for s in PASSING)
-    for name in ("hermes", "qwen3", "qwen3-coder", "deepseek-r1", "mistral-nemo", "ministral-3", "gpt-oss", "kimi-k2"):
+    for name in (
+        "hermes",
+        "qwen3",
+        "qwen3-coder",
+        "deepseek-r1",
+        "mistral-nemo",
+        "ministral-3",
+        "gpt-oss",
+        "kimi-k2",
+        "llama3",
+    ):
         assert counts[name] >= 5, (name, counts)
     assert set(JUDGED) <= {s.id for s in SAMPLES}, "a judged id that is not a selected sample"

@@ -114,6 +114,10 @@ def test_generated_ids_are_stable_per_format_instance_and_differ_between_instanc
         ("gpt-oss", "<|channel|>commentary to=functions.rm<|message|>{}"),
         ("kimi-k2", "<|tool_call_begin|>functions.rm:0<|tool_call_argument_begin|>{}<|tool_call_end|>"),
         ("ministral-3", "[TOOL_CALLS]rm[ARGS]{}"),
+        ("llama3", 'Hi <|python_tag|>{"name": "rm", "parameters": {}}'),
+        ("functionary-v3.1-llama-3.1", "<function=rm>{}</function>"),
+        ("functionary-v3.2", "all\nHi>>>rm\n{}"),
+        ("firefunction-v2", ' functools[{"name": "rm", "arguments": {}}]'),
     ],
 )
 def test_unknown_tool_is_reported_not_invented(fmt: str, out: str) -> None:

@@ -87,6 +87,12 @@ def test_required_grammar_accepts_the_whole_output(fmt: str, case: Any) -> None:
         ("mistral-nemo", '[TOOL_CALLS][{"name": "ping", "arguments": {}, "id": "short"}]'),
         ("kimi-k2", "<|tool_call_begin|>functions.ping:x<|tool_call_argument_begin|>{}"),
         ("gpt-oss", '<|channel|>commentary to=functions.add<|message|>{"a": 1.5, "b": 1}'),
+        ("llama3", '{"name": "add", "parameters": {"a": 1}}'),
+        ("llama3", '<|python_tag|>{"name": "rm", "parameters": {}}'),
+        ("functionary-v3.1-llama-3.1", '<function=add>{"a": 1, "b": "2"}</function>'),
+        ("functionary-v3.2", 'all\nHi>>>add\n{"b": 2}'),
+        ("functionary-v3.2", "all\nHi>>>all\nmore"),
+        ("firefunction-v2", ' functools[{"name": "ping", "arguments": {}}, ]'),
     ],
 )
 def test_grammar_refuses_off_format_calls(fmt: str, bad: str) -> None:

@@ -31,6 +31,10 @@ SETUPS: dict[str, tuple[str, str]] = {
     "ministral-3": ("[THINK]{free}[/THINK]", "[TOOL_CALLS]"),
     "gpt-oss": ("<|channel|>analysis<|message|>{free}<|end|><|start|>assistant", "<|channel|>commentary to=functions."),
     "kimi-k2": ("{free}", "<|tool_calls_section_begin|><|tool_call_begin|>"),
+    "llama3": ("{free} ", "<|python_tag|>"),
+    "functionary-v3.1-llama-3.1": ("{free}\n", "<function="),
+    "functionary-v3.2": ("all\n{free}", ">>>"),
+    "firefunction-v2": ("{free}", " functools["),
 }
 CLOSERS = ("\n</parameter>", "\n</function>", '"', "}", "]", "```")
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}

@@ -76,6 +76,8 @@ __all__ = [
     "content",
     "content_json_string",
     "gap",
+    "implied_arg_name",
+    "implied_tool_name",
     "json_tool_call",
     "parse_tools",
     "permuted_args",
@@ -285,6 +287,18 @@ tool_arg_python_value = _tagger(
     TOOL_ARG_PYTHON_VALUE,
     "A value written as a Python literal (held back by the mapper until complete, then converted to JSON).",
 )
+
+
+def implied_tool_name(name: str) -> Parser:
+    """A tool name the output implies without spelling it (Functionary's ``<|python_tag|>`` means the ``python``
+    tool): a zero-width node tagged ``tool-name=NAME``, read by the mapper like a :func:`tool_name` node."""
+    return tag(f"{TOOL_NAME}={name}", eps())
+
+
+def implied_arg_name(key: str) -> Parser:
+    """An argument name the output implies (raw code after ``<|python_tag|>`` is the ``code`` argument): a
+    zero-width node tagged ``tool-arg-name=KEY``, read by the mapper like a :func:`tool_arg_name` node."""
+    return tag(f"{TOOL_ARG_NAME}={key}", eps())
 
 
 def gap() -> Parser:

@@ -100,6 +100,22 @@ def _find(node: AstNode, tag: str) -> AstNode | None:
     return None
 
 
+def _value(node: AstNode, tag: str) -> str | None:
+    """The text of the first ``tag`` node below ``node`` — or, for an implied one (``tag=value``, see
+    :func:`chat_formats.builder.implied_tool_name`), its value — or None if there is neither."""
+    todo = list(reversed(node.children))
+    implied = tag + "="
+    while todo:
+        n = todo.pop()
+        if n.tag == tag:
+            return n.text
+        if n.tag.startswith(implied):
+            return n.tag[len(implied) :]
+        if n.tag != TOOL:
+            todo.extend(reversed(n.children))
+    return None
+
+
 def _find_all(node: AstNode, tag: str) -> list[AstNode]:
     out: list[AstNode] = []
     todo = list(reversed(node.children))
@@ -151,10 +167,9 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
     seen: set[str] = set()
     where = spec.name if spec else "tool call"
     for arg in _find_all(node, TOOL_ARG):
-        key_node = _find(arg, TOOL_ARG_NAME)
-        if key_node is None:
+        key = _value(arg, TOOL_ARG_NAME)
+        if key is None:
             break
-        key = key_node.text
         closed = _find(arg, TOOL_ARG_CLOSE) is not None and not arg.partial
         prop = spec.property_schema(key) if spec else {}
         string_node = _find(arg, TOOL_ARG_STRING_VALUE)
@@ -234,10 +249,9 @@ def _map_call(
     final: bool,
     warnings: list[str],
 ) -> MappedCall | None:
-    name_node = _find(node, TOOL_NAME)
-    if name_node is None:
+    name = _value(node, TOOL_NAME)
+    if name is None:
         return None
-    name = name_node.text
     spec = tools.get(name)
     complete = not node.partial and (_find(node, TOOL_CLOSE) is not None or _closes_itself(node))
     id_node = _find(node, TOOL_ID)

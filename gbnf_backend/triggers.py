@@ -96,7 +96,10 @@ def pattern_anchors(pattern: str) -> tuple[str, ...] | None:
 def _suffix_anchors(items: list[Any]) -> set[str] | None:
     c = importlib.import_module("re._constants")
 
-    while items and items[-1][0] in (c.MAX_REPEAT, c.MIN_REPEAT) and items[-1][1][0] == 0:
+    while items and (
+        (items[-1][0] in (c.MAX_REPEAT, c.MIN_REPEAT) and items[-1][1][0] == 0)
+        or (items[-1][0] == c.SUBPATTERN and not list(items[-1][1][-1]))  # an empty group: `>>>()`
+    ):
         items.pop()  # may match nothing: cannot delay the end of a match
     if not items:
         return None

@@ -13,12 +13,14 @@ from . import (
     command_r,
     content_only,
     deepseek_r1,
+    functionary,
     generic,
     glm,
     gpt_oss,
     granite,
     hermes,
     kimi_k2,
+    llama,
     minimax,
     mistral,
     nemotron,
@@ -56,12 +58,21 @@ BUILDERS: dict[str, Builder] = {
     "minimax-m2": minimax.build,
     "seed-oss": seed_oss.build,
     "xiaomi-mimo": hermes.build_mimo,
+    "llama3": llama.build_llama3,
+    "functionary-v3.1-llama-3.1": functionary.build_v3_1,
+    "functionary-v3.2": functionary.build_v3_2,
+    "firefunction-v2": llama.build_firefunction_v2,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
 WITHOUT_CALLS: frozenset[str] = frozenset({"content-only"})
 
-ALIASES: dict[str, str] = {"qwen2.5": "hermes", "glm-4.6": "glm-4.5", "glm-4.7": "glm-4.5"}
+ALIASES: dict[str, str] = {
+    "qwen2.5": "hermes",
+    "glm-4.6": "glm-4.5",
+    "glm-4.7": "glm-4.5",
+    "functionary-v3.1": "functionary-v3.1-llama-3.1",
+}
 
 
 def canonical_name(name: str) -> str | None:

@@ -32,6 +32,10 @@ FAMILIES = {
     "deepseek_r1": "deepseek-r1",
     "kimi_k2": "kimi-k2",
     "gpt_oss_harmony": "gpt-oss",
+    "llama3_json": "llama3",
+    "functionary_v3_1": "functionary-v3.1-llama-3.1",
+    "functionary_v3_2": "functionary-v3.2",
+    "firefunction_v2": "firefunction-v2",
     "mistral": None,  # mistral-nemo or ministral-3, by the syntax of the output (see our_format)
     "deepseek_v31": "deepseek-v3.1",
     "granite": "granite",
@@ -113,6 +117,9 @@ JUDGED: dict[str, str] = {
     # MiniMax M2 (append-think): the non-streaming twin vllm-0786 returns the prompt's <think> as content.
     "vllm-0787": "contradicts vllm-0786 (same empty output, non-streaming: content '<think>'); a stream must "
     "agree with the final parse",
+    # Llama 3.x: a bare JSON call counts only at the start of the output (llama.cpp, SGLang); vLLM finds one
+    # anywhere and drops the text around it.
+    "vllm-0471": "bare JSON call after text: vLLM extracts it and drops the text; we keep it all as content",
 }
 
 

@@ -443,4 +443,49 @@ SAMPLES: dict[str, list[Case]] = {
             calls=[("ping", {}), ("write_file", {"path": "a.py", "content": 'x = "é"\n'})],
         ),
     ],
+    "llama3": [
+        Case(f'{{"name": "get_weather", "parameters": {J}}}', calls=[("get_weather", {"city": "Paris", "unit": "c"})]),
+        Case(
+            'Let me check. <|python_tag|>{"type": "function", "name": "add", "parameters": {"a": 1, "b": 2.5}};'
+            '{"name": "ping", "arguments": {}}',
+            content="Let me check. ",
+            calls=[("add", {"a": 1, "b": 2.5}), ("ping", {})],
+        ),
+        Case(
+            ' {"name": "write_file", "parameters": {"path": "a.py", "content": "x = \\"\\u00e9\\"\\n"}}',
+            calls=[("write_file", {"path": "a.py", "content": 'x = "é"\n'})],
+        ),
+        Case(
+            'JSON looks like {"name": "ping", "parameters": {}}.',
+            content='JSON looks like {"name": "ping", "parameters": {}}.',
+        ),
+    ],
+    "functionary-v3.1-llama-3.1": [
+        Case(
+            f'Sure.<function=get_weather>{J}</function>\n<function=ping_all>{{"n": 2}}</function>',
+            content="Sure.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping_all", {"n": 2})],
+        ),
+        Case("Plain <b>text</b>, a < sign and a function=x.", content="Plain <b>text</b>, a < sign and a function=x."),
+    ],
+    "functionary-v3.2": [
+        Case("all\nJust text, even >> this.", content="Just text, even >> this."),
+        Case(
+            f"all\nChecking.>>>get_weather\n{J}>>>ping\n{{}}",
+            content="Checking.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping", {})],
+        ),
+        Case('add\n{"a": 1, "b": 2}', calls=[("add", {"a": 1, "b": 2})]),
+    ],
+    "firefunction-v2": [
+        Case(
+            f' functools[{{"name": "get_weather", "arguments": {J}}}, {{"name": "ping", "arguments": {{}}}}]',
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping", {})],
+        ),
+        Case(
+            'On it. functools[{"name": "add", "arguments": {"a": 1, "b": 2}}]',
+            content="On it.",
+            calls=[("add", {"a": 1, "b": 2})],
+        ),
+    ],
 }

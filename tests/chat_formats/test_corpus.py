@@ -33,7 +33,7 @@ def test_judged_samples_really_differ(sample: Sample) -> None:
 def test_every_format_has_corpus_coverage() -> None:
     counts = collections.Counter(s.format for s in PASSING)
     names = ("hermes", "qwen3", "qwen3-coder", "deepseek-r1", "mistral-nemo", "ministral-3", "gpt-oss", "kimi-k2")
-    for name in (*names, "glm-4.5", "minimax-m2", "seed-oss"):
+    for name in (*names, "glm-4.5", "minimax-m2", "seed-oss", "llama3"):
         assert counts[name] >= 5, (name, counts)
     # Formats with few upstream samples: at least what the corpus holds for them today.
     few = {"deepseek-v3.1": 6, "command-r7b": 6, "granite": 5, "apertus": 2, "apriel-1.5": 2, "nemotron-v2": 1}

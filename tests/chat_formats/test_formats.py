@@ -135,6 +135,10 @@ def test_generated_ids_are_stable_per_format_instance_and_differ_between_instanc
         ("minimax-m2", '<minimax:tool_call>\n<invoke name="rm">\n</invoke>\n</minimax:tool_call>'),
         ("seed-oss", "<seed:tool_call>\n<function=rm>\n</function>\n</seed:tool_call>"),
         ("xiaomi-mimo", '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>'),
+        ("llama3", 'Hi <|python_tag|>{"name": "rm", "parameters": {}}'),
+        ("functionary-v3.1-llama-3.1", "<function=rm>{}</function>"),
+        ("functionary-v3.2", "all\nHi>>>rm\n{}"),
+        ("firefunction-v2", ' functools[{"name": "rm", "arguments": {}}]'),
     ],
 )
 def test_unknown_tool_is_reported_not_invented(fmt: str, out: str) -> None:

@@ -111,6 +111,12 @@ def test_required_grammar_accepts_the_whole_output(fmt: str, case: Any) -> None:
         ("minimax-m2", '<minimax:tool_call><invoke name="rm"></invoke></minimax:tool_call>'),
         ("seed-oss", "<seed:tool_call>\n<function=ping_all>\n<parameter=n>\nmany\n</parameter>\n</function>"),
         ("xiaomi-mimo", '\n<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>'),
+        ("llama3", '{"name": "add", "parameters": {"a": 1}}'),
+        ("llama3", '<|python_tag|>{"name": "rm", "parameters": {}}'),
+        ("functionary-v3.1-llama-3.1", '<function=add>{"a": 1, "b": "2"}</function>'),
+        ("functionary-v3.2", 'all\nHi>>>add\n{"b": 2}'),
+        ("functionary-v3.2", "all\nHi>>>all\nmore"),
+        ("firefunction-v2", ' functools[{"name": "ping", "arguments": {}}, ]'),
     ],
 )
 def test_grammar_refuses_off_format_calls(fmt: str, bad: str) -> None:

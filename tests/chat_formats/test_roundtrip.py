@@ -46,6 +46,10 @@ SETUPS: dict[str, tuple[str, str]] = {
     "minimax-m2": ("<think>{free}</think>\n", "<minimax:tool_call>"),
     "seed-oss": ("<seed:think>{free}</seed:think>\n", "<seed:tool_call>"),
     "xiaomi-mimo": ("{free}", '\n<tool_call>\n{"name": "'),
+    "llama3": ("{free} ", "<|python_tag|>"),
+    "functionary-v3.1-llama-3.1": ("{free}\n", "<function="),
+    "functionary-v3.2": ("all\n{free}", ">>>"),
+    "firefunction-v2": ("{free}", " functools["),
 }
 CLOSERS = ("\n</parameter>", "\n</function>", '"', "'", "}", "]", ")", "```")
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}

@@ -148,7 +148,9 @@ class ChatFormat:
         """The mapped message of ``result`` (a parse of ``text``), falling back as described in the module doc."""
         if result.status is not Status.FAIL:
             return self._map(result, final=final)
-        fb = self.fallback(text, result, final=final)
+        # A failure is definitive even in a partial parse (no continuation mends text before the failure), so the
+        # prefix is mapped as final: a stream then shows what the final parse will return.
+        fb = self.fallback(text, result, final=True)
         return self.with_tail(fb, text)
 
     def _map(self, result: ParseResult, *, final: bool) -> MappedMessage:

@@ -74,7 +74,7 @@ class ChatStream:
         if self._failed is None:
             result = self._peg.feed(delta)
             if result.status is Status.FAIL:
-                self._failed = self._fmt.fallback(self._text, result, final=False)
+                self._failed = self._fmt.fallback(self._text, result, final=True)  # a failure is definitive
             else:
                 return self._emit(self._fmt.map_result(self._text, result, final=False))
         return self._emit(self._fmt.with_tail(self._failed, self._text))

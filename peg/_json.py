@@ -8,7 +8,8 @@ whitespace ``[ \\t\\n\\r]*`` only inside containers, no raw control characters i
 When the scan reaches the end of the input, it returns a *resume state* so a streaming parse can continue
 from there instead of re-scanning the value (see ``_packrat.py``). Partial-input rules: a value cut anywhere
 needs more input; a number touching the end needs more input (it may still grow); a dangling escape
-(``\\``, ``\\u12``) is left out of the matched text and re-scanned when more text arrives.
+(``\\``, ``\\u12``) or a cut literal (``tr``) is left out of the matched text and re-scanned when more text
+arrives.
 """
 
 from __future__ import annotations
@@ -117,8 +118,10 @@ def scan_json(
                 prefix_end = _NUMBER_PREFIX.match(text, p).end()  # type: ignore[union-attr]
                 m = _NUMBER.match(text, p)
                 if prefix_end >= n and partial:
-                    # The number touches the end: it may still grow ("3" -> "3.14").
-                    return MORE, n, (_VALUE, p, "".join(stack), False), "JSON number"
+                    # The number touches the end: it may still grow ("3" -> "3.14"). Only its longest complete
+                    # prefix is shown ("-", "1.", "2e" are withheld: they may still fail).
+                    shown = m.end() if m is not None else p
+                    return MORE, shown, (_VALUE, p, "".join(stack), False), "JSON number"
                 if m is None:
                     return FAIL, p, None, "JSON number"
                 mode, p = _AFTER, m.end()
@@ -129,7 +132,9 @@ def scan_json(
                 if text.startswith(word, p):
                     mode, p = _AFTER, p + len(word)
                 elif n - p < len(word) and word.startswith(text[p:]):
-                    return _eof(partial, n, (_VALUE, p, "".join(stack), False), f'"{word}"')
+                    # A literal cut by the end (``nu``): withhold it, like a dangling escape, so a stream never
+                    # shows a value text that a failed literal would later take back ("nope").
+                    return (MORE if partial else FAIL), p, (_VALUE, p, "".join(stack), False), f'"{word}"'
                 else:
                     return FAIL, p, None, f'"{word}"'
             else:

@@ -142,3 +142,27 @@ def test_reasoning_field_name_is_configurable() -> None:
     chunks = stream.chunks(deltas)
     assert any("reasoning" in c["choices"][0]["delta"] for c in chunks)  # type: ignore[index]
     assert not any("reasoning_content" in c["choices"][0]["delta"] for c in chunks)  # type: ignore[index]
+
+
+MALFORMED = [
+    ("hermes", '<tool_call>{"name": "ping", "arguments": nope}</tool_call>'),
+    ("hermes", '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2, "exact": tru}}</tool_call>'),
+    ("hermes", '<tool_call>{"name": "add", "arguments": {"a": 1x, "b": 2}}</tool_call>'),
+    ("hermes", '<tool_call>{"name": "ping_all", "arguments": {"n": [1, 2,]}}</tool_call>'),
+    ("mistral-nemo", '[TOOL_CALLS][{"name": "ping", "arguments": nul}]'),
+    (
+        "kimi-k2",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.ping:0<|tool_call_argument_begin|>fals"
+        "<|tool_call_end|><|tool_calls_section_end|>",
+    ),
+    ("firefunction-v2", ' functools[{"name": "ping", "arguments": nah}]'),
+    ("granite", '<|tool_call|>[{"name": "add", "arguments": {"a": -, "b": 1}}]'),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), MALFORMED)
+def test_malformed_outputs_stream_to_their_final_parse(name: str, text: str) -> None:
+    """A value that breaks later (``nope`` after ``n``) is never shown early: the stream equals the parse."""
+    fmt = get_format(name, tools=TOOLS)
+    assert fmt.parse(text).warnings  # really malformed
+    _check(fmt, text, list(text))

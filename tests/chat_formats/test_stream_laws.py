@@ -166,3 +166,23 @@ def test_malformed_outputs_stream_to_their_final_parse(name: str, text: str) -> 
     fmt = get_format(name, tools=TOOLS)
     assert fmt.parse(text).warnings  # really malformed
     _check(fmt, text, list(text))
+
+
+_JUNK = st.sampled_from(["x", "}", '"', "{", "]", "[", ",", " ", "\n", "<", ">", "n", "t", "1", "-", ".", "\\", "é"])
+_EDIT = st.tuples(st.integers(min_value=0, max_value=10_000), st.sampled_from(["insert", "delete", "cut"]), _JUNK)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_damaged_outputs_stream_to_their_final_parse(name: str, data: st.DataObject) -> None:
+    """Any text, not only well-formed output: a sample damaged by a few edits streams to its own final parse."""
+    case = data.draw(st.sampled_from(SAMPLES[name]))
+    text = case.output
+    for where, how, junk in data.draw(st.lists(_EDIT, min_size=1, max_size=3)):
+        k = where % (len(text) + 1)
+        text = (
+            text[:k] + junk + text[k:] if how == "insert" else text[:k] + text[k + 1 :] if how == "delete" else text[:k]
+        )
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=10_000), max_size=8))
+    _check(get_format(name, tools=TOOLS, **case.options), text, _chunks(text, cuts) if cuts else list(text))

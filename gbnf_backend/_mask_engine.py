@@ -11,7 +11,8 @@ How a mask for an NPDA state is made (XGrammar's adaptive token-mask cache, adap
    inside different objects), so this cost is paid once per key.
 2. The state's mask is the OR of its keys' accepted sets, plus the *unknown* tokens re-checked exactly against the
    real stacks (usually a few dozen; vectorised over the token subset), plus EOS when the grammar may end, plus
-   token references.
+   token references. A state that accepts only a few bytes is instead classified directly from its real stacks
+   (a few trie lookups).
 3. Masks are cached per ``(NPDA state, partial UTF-8)``; states repeat constantly (a ``x*`` loop returns to the
    same stacks after every character).
 
@@ -30,6 +31,7 @@ import numpy.typing as npt
 from ._byte_automaton import FIRST_LIVE_ID, UNKNOWN_ID, ByteAutomaton
 from ._elements import ElementType
 from ._npda import EMPTY, NPDA, SENTINEL
+from ._small_walk import SMALL_FRONTIER, SmallWalk
 from ._utf8 import Partial
 from ._vocab_index import Ids, VocabIndex, Words, ids_to_words, tokens_below, trie_children
 
@@ -45,13 +47,10 @@ _STATE_MASK_CACHE_LIMIT = 8192
 _WALK_LIMIT = 4096
 #: A state asked for more than this many bytes in one trie level gets its whole transition row built.
 _DENSE_STATE = 24
-#: Below this many tokens under the live frontier, a trie walk continues in plain Python.
-_SMALL_FRONTIER = 48
 #: At most this many frontier nodes are handed to the plain walker at once (more: numpy is cheaper per node).
 _PLAIN_FRONTIER = 32
 #: A trie level is walked whole when its live parents are at least 1/this of its nodes.
 _DENSE_LEVEL = 8
-_UNSET: Any = object()
 _BOTTOM = -1  # marks a context key that reaches the real bottom of the stack (no sentinel needed)
 
 _Unit = tuple[tuple[int, int], ...]  # the elements a bounded repetition repeats
@@ -342,7 +341,7 @@ class MaskEngine:
         vocab, index, automaton = self.vocab, self.index, self.bytes
         frontier_nodes = np.zeros(1, dtype=np.int64)
         frontier_states = np.array([start], dtype=np.int32)
-        walk = _SmallWalk(self)
+        walk = SmallWalk(self.index, self.bytes)
         accepted_nodes: list[npt.NDArray[np.int64]] = []
         unknown_nodes: list[npt.NDArray[np.int64]] = []
         trie_byte, level_start = vocab.trie_byte, vocab.trie_depth_start
@@ -387,7 +386,7 @@ class MaskEngine:
             # Hand the cheap nodes to the plain walker; it returns the ones that turn out expensive.
             if frontier_nodes.size <= _PLAIN_FRONTIER:
                 cheap = automaton.sparse_mask(frontier_states)
-                cheap |= (lex_end[frontier_nodes] - lex_start[frontier_nodes]) <= _SMALL_FRONTIER
+                cheap |= (lex_end[frontier_nodes] - lex_start[frontier_nodes]) <= SMALL_FRONTIER
             else:
                 cheap = np.zeros(frontier_nodes.size, dtype=np.bool_)
             if cheap.any():
@@ -489,6 +488,14 @@ class MaskEngine:
         words = np.zeros(index.n_words, dtype=np.uint32)
         unknown_parts: list[Ids] = []
         token_kinds = (ElementType.TOKEN, ElementType.TOKEN_NOT)
+        start = self.bytes.state(npda_state)
+        # A state that accepts only a few bytes (after a literal, at punctuation or whitespace) is classified
+        # directly: the walk from it is a handful of lookups, cheaper than its stacks' context keys plus the
+        # re-check of their unknown tokens (such keys are rarely shared by other states).
+        direct = self.bytes.sparse_bytes(start) is not None
+        if direct:
+            accepted, _ = self._classify(start)
+            words |= accepted
         for stack in npda.state_stacks[npda_state]:
             if stack <= SENTINEL:
                 continue
@@ -504,6 +511,8 @@ class MaskEngine:
                     if 0 <= value < index.size:
                         others[value >> 5] &= np.uint32(~(1 << (value & 31)) & 0xFFFFFFFF)
                     words |= others
+                continue
+            if direct:
                 continue
             result = self._key_result(self.context_key(stack))
             words |= result.accepted
@@ -525,69 +534,3 @@ class MaskEngine:
         if npda.can_end(npda_state):
             words |= index.eos_words
         return words
-
-
-class _SmallWalk:
-    """The plain-Python part of a trie walk (see :meth:`MaskEngine._classify`); collects nodes as it goes.
-
-    ``accepted`` are live trie nodes, ``unknown`` roots of unknown subtrees, ``unknown_ranges`` lexicographic
-    ranges of tokens that are unknown (the children of a sparse node other than its accepted bytes, when the
-    state may pop into the unknown context).
-    """
-
-    def __init__(self, engine: MaskEngine) -> None:
-        index = engine.index
-        self.automaton = engine.bytes
-        self.child_start, self.child_end = index.child_start_view, index.child_end_view
-        self.lex_start, self.lex_end = index.lex_start_view, index.lex_end_view
-        self.trie_bytes = index.trie_bytes
-        self.accepted: list[int] = []
-        self.unknown: list[int] = []
-        self.unknown_ranges: list[tuple[int, int]] = []
-
-    def run(self, nodes: list[int], states: list[int]) -> list[tuple[int, int]]:
-        """Walk below ``nodes`` (in ``states``); return the (node, state) pairs too big for a plain walk."""
-        automaton, trie_bytes = self.automaton, self.trie_bytes
-        child_start, child_end, lex_start, lex_end = self.child_start, self.child_end, self.lex_start, self.lex_end
-        accepted, unknown, ranges = self.accepted, self.unknown, self.unknown_ranges
-        deferred: list[tuple[int, int]] = []
-        sparse_known = automaton.sparse_known
-        work = list(zip(nodes, states, strict=True))
-        while work:
-            node, state = work.pop()
-            first, end = child_start[node], child_end[node]
-            if first == end:
-                continue
-            sparse = sparse_known.get(state, _UNSET)
-            if sparse is _UNSET:
-                sparse = automaton.sparse_bytes(state)
-            if sparse is None:
-                if lex_end[node] - lex_start[node] > _SMALL_FRONTIER:
-                    deferred.append((node, state))
-                    continue
-                for child in range(first, end):
-                    nxt = automaton.step(state, trie_bytes[child])
-                    if nxt >= FIRST_LIVE_ID:
-                        accepted.append(child)
-                        work.append((child, nxt))
-                    elif nxt == UNKNOWN_ID:
-                        unknown.append(child)
-                continue
-            allowed, others_unknown = sparse
-            previous = first  # children in [previous, child) were refused
-            for byte in allowed:
-                child = trie_bytes.find(byte, previous, end)
-                if child < 0:
-                    continue
-                if others_unknown and child > previous:
-                    ranges.append((lex_start[previous], lex_end[child - 1]))
-                previous = child + 1
-                nxt = automaton.step(state, byte)
-                if nxt >= FIRST_LIVE_ID:
-                    accepted.append(child)
-                    work.append((child, nxt))
-                elif nxt == UNKNOWN_ID:
-                    unknown.append(child)
-            if others_unknown and previous < end:
-                ranges.append((lex_start[previous], lex_end[end - 1]))
-        return deferred

@@ -112,7 +112,15 @@ class MaskEngine:
             tuple[Any, ...], tuple[dict[int, Words], dict[int, list[int]], dict[int, list[int]]]
         ] = {}
         self.stats = dict.fromkeys(
-            ("key_classifications", "key_refinements", "state_masks", "state_mask_hits", "unknown_checked"), 0
+            (
+                "key_classifications",
+                "direct_classifications",
+                "key_refinements",
+                "state_masks",
+                "state_mask_hits",
+                "unknown_checked",
+            ),
+            0,
         )
 
     # ---- canonical positions ---------------------------------------------------------------------------------
@@ -496,6 +504,7 @@ class MaskEngine:
         if direct:
             accepted, _ = self._classify(start)
             words |= accepted
+            self.stats["direct_classifications"] += 1
         for stack in npda.state_stacks[npda_state]:
             if stack <= SENTINEL:
                 continue

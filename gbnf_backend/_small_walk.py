@@ -20,7 +20,7 @@ _UNSET: Any = object()
 
 
 class SmallWalk:
-    """The plain-Python part of a trie walk (see :meth:`~._mask_engine.MaskEngine._classify`); collects nodes as it goes.
+    """The plain-Python part of a trie walk (see ``MaskEngine._classify``); collects nodes as it goes.
 
     ``accepted`` are live trie nodes, ``unknown`` roots of unknown subtrees, ``unknown_ranges`` lexicographic
     ranges of tokens that are unknown (the children of a sparse node other than its accepted bytes, when the

@@ -1,0 +1,39 @@
+"""The installed distribution (not the editable checkout) holds every module and the console script.
+
+CI installs in editable mode, which maps whole directories; this builds the real wheel so that a subpackage left
+out of the packaging configuration (``chat_formats/formats`` once was) fails here instead of on a user's machine.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("gbnf_backend", "peg", "chat_formats")
+
+
+def test_wheel_contains_every_module_and_the_typing_markers(tmp_path: Path) -> None:
+    # Build from a fresh copy of the sources: a stale build/ directory in the checkout would hide a missing package.
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "wheel"
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
+    build = subprocess.run([*command, str(source)], capture_output=True, text=True, check=False)
+    assert build.returncode == 0, build.stderr[-2000:]
+    (wheel,) = out.glob("pegchat-*.whl")
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    expected = {p.relative_to(ROOT).as_posix() for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
+    assert len(expected) > 50
+    assert expected <= names, sorted(expected - names)
+    assert {f"{package}/py.typed" for package in PACKAGES} <= names
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "pegchat = chat_formats.cli:main" in archive.read(entry_points).decode()

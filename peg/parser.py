@@ -15,12 +15,11 @@ from __future__ import annotations
 import codecs
 import re
 
-from gbnf_backend.errors import ParseError
-
 from ._compile import compile_program
 from ._nodes import Parser
 from ._packrat import FAIL, MORE, NO_BAD_OFFSET, SUCCESS, Machine, Result, Tracer
 from .ast import ParseResult, Status
+from .errors import ParseError, StreamClosedError
 
 __all__ = ["Stream", "decode", "first_invalid", "parse_text", "to_result"]
 
@@ -88,7 +87,7 @@ class Stream:
 
     def _append(self, more: str | bytes, *, final: bool) -> None:
         if self._finished:
-            raise RuntimeError("stream already finished")
+            raise StreamClosedError("stream already finished: feed() after finish()")
         if isinstance(more, bytes):
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")

@@ -14,6 +14,7 @@ from . import (
     content_only,
     deepseek_r1,
     functionary,
+    gemma,
     generic,
     glm,
     gpt_oss,
@@ -62,6 +63,8 @@ BUILDERS: dict[str, Builder] = {
     "functionary-v3.1-llama-3.1": functionary.build_v3_1,
     "functionary-v3.2": functionary.build_v3_2,
     "firefunction-v2": llama.build_firefunction_v2,
+    "gemma-4": gemma.build_gemma4,
+    "functiongemma": gemma.build_functiongemma,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.

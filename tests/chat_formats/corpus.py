@@ -53,6 +53,8 @@ FAMILIES = {
     "minimax_m2": "minimax-m2",
     "minimax_m2_append_think": "minimax-m2",  # reasoning left in the content behind the prompt's <think>
     "seed_oss": "seed-oss",
+    "gemma4": "gemma-4",
+    "functiongemma": "functiongemma",
 }
 
 FORCED_OPEN_TEMPLATES = (
@@ -120,6 +122,11 @@ JUDGED: dict[str, str] = {
     # Llama 3.x: a bare JSON call counts only at the start of the output (llama.cpp, SGLang); vLLM finds one
     # anywhere and drops the text around it.
     "vllm-0471": "bare JSON call after text: vLLM extracts it and drops the text; we keep it all as content",
+    # Gemma 4: vLLM's non-streaming reasoning parser reads text before a stray <channel|> as reasoning and drops
+    # text before a thought block; its streaming twins (which we pass) do neither.
+    "vllm-0702": "contradicts its streaming twin vllm-0703: text before a stray <channel|> is content there",
+    "vllm-0704": "contradicts its streaming twin vllm-0705: text before a stray <channel|> is content there",
+    "vllm-0717": "drops the content before a thought block; its streaming twin vllm-0718 keeps it, as we do",
 }
 
 

@@ -16,6 +16,7 @@ from . import (
     functionary,
     gemma,
     generic,
+    gigachat,
     glm,
     gpt_oss,
     granite,
@@ -65,6 +66,8 @@ BUILDERS: dict[str, Builder] = {
     "firefunction-v2": llama.build_firefunction_v2,
     "gemma-4": gemma.build_gemma4,
     "functiongemma": gemma.build_functiongemma,
+    "gigachat-3": gigachat.build_v3,
+    "gigachat-3.5": gigachat.build_v35,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
@@ -75,6 +78,7 @@ ALIASES: dict[str, str] = {
     "glm-4.6": "glm-4.5",
     "glm-4.7": "glm-4.5",
     "functionary-v3.1": "functionary-v3.1-llama-3.1",
+    "gigachat-3.1": "gigachat-3",
 }
 
 

@@ -55,6 +55,7 @@ FAMILIES = {
     "seed_oss": "seed-oss",
     "gemma4": "gemma-4",
     "functiongemma": "functiongemma",
+    "gigachat3": "gigachat-3",
 }
 
 FORCED_OPEN_TEMPLATES = (

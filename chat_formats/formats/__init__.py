@@ -26,6 +26,7 @@ from . import (
     minimax,
     mistral,
     nemotron,
+    phrases,
     pythonic,
     qwen3_coder,
     seed_oss,
@@ -68,6 +69,8 @@ BUILDERS: dict[str, Builder] = {
     "functiongemma": gemma.build_functiongemma,
     "gigachat-3": gigachat.build_v3,
     "gigachat-3.5": gigachat.build_v35,
+    "granite-3.2": phrases.build_granite32,
+    "apriel-1.6": phrases.build_apriel16,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from . import (
     apertus,
     apriel,
+    cohere,
     command_r,
     content_only,
     deepseek_r1,
@@ -71,6 +72,8 @@ BUILDERS: dict[str, Builder] = {
     "gigachat-3.5": gigachat.build_v35,
     "granite-3.2": phrases.build_granite32,
     "apriel-1.6": phrases.build_apriel16,
+    "cohere-command-4": cohere.build_command4,
+    "command-r-plus": cohere.build_command_r_plus,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
@@ -82,6 +85,7 @@ ALIASES: dict[str, str] = {
     "glm-4.7": "glm-4.5",
     "functionary-v3.1": "functionary-v3.1-llama-3.1",
     "gigachat-3.1": "gigachat-3",
+    "cohere2-moe": "cohere-command-4",
 }
 
 

@@ -56,6 +56,7 @@ FAMILIES = {
     "gemma4": "gemma-4",
     "functiongemma": "functiongemma",
     "gigachat3": "gigachat-3",
+    "command_r_plus": "command-r-plus",
 }
 
 FORCED_OPEN_TEMPLATES = (

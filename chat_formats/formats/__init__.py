@@ -22,6 +22,7 @@ from . import (
     gpt_oss,
     granite,
     hermes,
+    inkling,
     kimi_k2,
     llama,
     minimax,
@@ -74,6 +75,7 @@ BUILDERS: dict[str, Builder] = {
     "apriel-1.6": phrases.build_apriel16,
     "cohere-command-4": cohere.build_command4,
     "command-r-plus": cohere.build_command_r_plus,
+    "inkling": inkling.build,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.

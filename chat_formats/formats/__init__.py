@@ -23,6 +23,7 @@ from . import (
     granite,
     hermes,
     inkling,
+    k2_horizon,
     kimi_k2,
     llama,
     minimax,
@@ -76,6 +77,7 @@ BUILDERS: dict[str, Builder] = {
     "cohere-command-4": cohere.build_command4,
     "command-r-plus": cohere.build_command_r_plus,
     "inkling": inkling.build,
+    "k2-horizon": k2_horizon.build,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.

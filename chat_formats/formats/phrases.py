@@ -19,11 +19,19 @@ from collections.abc import Sequence
 from peg import Parser, choice, optional, until_one_of
 
 from ..builder import block, gap, json_tool_call, reasoning, tool_choice_of
+from ..grammar import Trigger
 from . import apriel, granite
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, array_calls, content_prefix, standard_layout
-from ._layout import think_triggers as _triggers
+from ._layout import (
+    FormatDefinition,
+    FormatOptions,
+    ReasoningStyle,
+    array_calls,
+    content_prefix,
+    regex_escape,
+    standard_layout,
+)
 
-__all__ = ["build_apriel16", "build_granite32", "phrase_reasoning"]
+__all__ = ["build_apriel16", "build_granite32", "phrase_reasoning", "phrase_triggers"]
 
 GRANITE_OPENERS = ("Here is my thought process:", "Here's my thought process:")
 GRANITE_CLOSERS = ("Here is my response:", "Here's my response:")
@@ -45,6 +53,23 @@ def phrase_reasoning(options: FormatOptions, openers: Sequence[str], closers: Se
     return optional(block(gap() + choice(*openers) + body + closer))
 
 
+def phrase_triggers(
+    options: FormatOptions, openers: Sequence[str], closers: Sequence[str], words: Sequence[str]
+) -> tuple[Trigger, ...]:
+    """Lazy-grammar triggers for ``words`` that never fire inside a reasoning block opened by any of ``openers``
+    and closed by any of ``closers`` (as :func:`~chat_formats.formats._layout.think_triggers` for one pair)."""
+    if options.reasoning_format == "none":
+        return tuple(Trigger.word(w) for w in words)
+    alt = "|".join(regex_escape(w) for w in words)
+    o = "(?:" + "|".join(regex_escape(x) for x in openers) + ")"
+    c = "(?:" + "|".join(regex_escape(x) for x in closers) + ")"
+    if options.thinking_forced_open:
+        regex = rf"[\s\S]*?{c}[\s\S]*?({alt})[\s\S]*"
+    else:
+        regex = rf"(?:\s*{o}[\s\S]*?{c}|(?!\s*{o}))[\s\S]*?({alt})[\s\S]*"
+    return (Trigger.pattern_full(regex),)
+
+
 def _build(
     options: FormatOptions,
     *,
@@ -59,7 +84,7 @@ def _build(
     lead = phrase_reasoning(options, openers, closers)
     return FormatDefinition(
         parser=layout if lead is None else lead + layout,
-        triggers=_triggers(options, style, starts),
+        triggers=phrase_triggers(options, openers, closers, starts),
         preserved_tokens=preserved,
         content_prefix=content_prefix(options, style),
     )

@@ -12,8 +12,8 @@ writes the same object after one ``<|function_call|>`` token::
 
 An end-of-sequence ``</s>`` the output may keep after the call is framing. GigaChat 3 has no reasoning block.
 
-GigaChat 3.5 reasons in ``<think>…</think>`` and writes calls in GCML tags, string-typed arguments raw and others
-as JSON (the ``string`` attribute says which; both spellings are read)::
+GigaChat 3.5 reasons in ``<think>…</think>`` (the blank line after it is framing) and writes calls in GCML
+tags, string-typed arguments raw and others as JSON (the ``string`` attribute says which; both are read)::
 
     <think>…</think>
 
@@ -31,6 +31,7 @@ from peg import Parser, choice, optional, trigger_rule, zero_or_more
 from ..builder import XmlMarkers, block, gap, json_tool_call, tool_choice_of, xml_tool_call
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
 from ._layout import think_triggers as _triggers
+from .phrases import phrase_reasoning
 
 __all__ = ["build_v3", "build_v35"]
 
@@ -75,8 +76,11 @@ def build_v35(options: FormatOptions) -> FormatDefinition:
         body = call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
         section = block(trigger_rule("tool-calls", CALLS_OPEN + gap() + body + gap() + CALLS_CLOSE))
         calls = section if options.calls_forced else optional(section)
+    layout = standard_layout(options, style=None, tool_starts=[CALLS_OPEN], calls=calls)
+    # The answer follows the reasoning after a blank line, which is framing.
+    lead = phrase_reasoning(options, [STYLE.open], [STYLE.close], after=optional("\n\n"))
     return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[CALLS_OPEN], calls=calls),
+        parser=layout if lead is None else lead + layout,
         triggers=_triggers(options, STYLE, [CALLS_OPEN]),
         preserved_tokens=V35_PRESERVED,
         content_prefix=content_prefix(options, STYLE),

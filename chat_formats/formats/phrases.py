@@ -39,15 +39,18 @@ APRIEL_OPENERS = ("Here are my reasoning steps:",)
 APRIEL_CLOSERS = ("[BEGIN FINAL RESPONSE]",)
 
 
-def phrase_reasoning(options: FormatOptions, openers: Sequence[str], closers: Sequence[str]) -> Parser | None:
+def phrase_reasoning(
+    options: FormatOptions, openers: Sequence[str], closers: Sequence[str], *, after: Parser | None = None
+) -> Parser | None:
     """The reasoning block ``opener text closer`` (any of the phrases), optional — or already open
     (``thinking_forced_open``, where an opener the model repeats is absorbed). None for ``reasoning_format="none"``.
     The closer may be missing at the end of the output, unless a call is forced (a call cannot hide inside
-    unclosed reasoning)."""
+    unclosed reasoning). ``after``: framing the model writes after the closer (e.g. a blank line)."""
     if options.reasoning_format == "none":
         return None
     body = reasoning(until_one_of(closers))
-    closer: Parser = choice(*closers) if options.calls_forced else optional(choice(*closers))
+    close: Parser = choice(*closers) if after is None else choice(*closers) + after
+    closer: Parser = close if options.calls_forced else optional(close)
     if options.thinking_forced_open:
         return block(optional(gap() + choice(*openers)) + body + closer)
     return optional(block(gap() + choice(*openers) + body + closer))
@@ -78,10 +81,11 @@ def _build(
     calls: Parser | None,
     starts: Sequence[str],
     preserved: tuple[str, ...],
+    after: Parser | None = None,
 ) -> FormatDefinition:
     style = ReasoningStyle(openers[0], closers[0], prompt_opener=openers[0] + "\n")
     layout = standard_layout(options, style=None, tool_starts=starts, calls=calls)
-    lead = phrase_reasoning(options, openers, closers)
+    lead = phrase_reasoning(options, openers, closers, after=after)
     return FormatDefinition(
         parser=layout if lead is None else lead + layout,
         triggers=phrase_triggers(options, openers, closers, starts),
@@ -118,4 +122,5 @@ def build_apriel16(options: FormatOptions) -> FormatDefinition:
         calls=calls,
         starts=[apriel.OPEN],
         preserved=(apriel.OPEN, apriel.CLOSE),
+        after=optional("\n"),  # the marker stands on its own line
     )

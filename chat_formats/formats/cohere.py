@@ -26,7 +26,20 @@ from __future__ import annotations
 
 import json
 
-from peg import Parser, end, json_string, literal, optional, rule, schema, until_one_of
+from peg import (
+    Parser,
+    choice,
+    end,
+    json_string,
+    literal,
+    optional,
+    rule,
+    schema,
+    space,
+    trigger_rule,
+    until_one_of,
+    zero_or_more,
+)
 from peg import json as json_value
 
 from ..builder import (
@@ -41,7 +54,7 @@ from ..builder import (
     tool_choice_of,
     tool_name,
 )
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, array_calls, think_triggers
+from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, think_triggers
 
 __all__ = ["build_command4", "build_command_r_plus"]
 
@@ -88,7 +101,7 @@ def build_command4(options: FormatOptions) -> FormatDefinition:
     parser = text if (lead := _command4_thinking(options)) is None else lead + text
     if with_calls:
         call = tool_choice_of(options.active_tools, _command4_call)
-        parser = parser + gap() + array_calls(options, [ACTION], call, END_ACTION)
+        parser = parser + gap() + _action_calls(options, (ACTION,), call, END_ACTION, end_turn=True)
     parser = parser + gap() + optional(END_TURN) + gap() + end()
     return FormatDefinition(
         parser=parser,
@@ -96,6 +109,20 @@ def build_command4(options: FormatOptions) -> FormatDefinition:
         preserved_tokens=COMMAND4_PRESERVED,
         content_prefix=THINK if options.thinking_forced_open and options.reasoning_format == "none" else "",
     )
+
+
+def _action_calls(
+    options: FormatOptions, openers: tuple[str, ...], call: Parser, closer: str, *, end_turn: bool
+) -> Parser:
+    """``opener[call, …]closer`` as :func:`~chat_formats.formats._layout.array_calls` builds it, with the
+    end-of-turn token the model writes next inside the trigger rule (a lazy grammar ends with the rule)."""
+    items = call + zero_or_more(space() + "," << call) if options.parallel_tool_calls else call
+    body = choice(*openers) << "[" << items << "]"
+    body = body + optional(gap() + closer)
+    if end_turn:
+        body = body + optional(gap() + END_TURN)
+    section = trigger_rule("tool-calls", body)
+    return section if options.calls_forced else optional(section)
 
 
 def _r_plus_call(spec: ToolSpec) -> Parser:
@@ -109,7 +136,7 @@ def build_command_r_plus(options: FormatOptions) -> FormatDefinition:
     parser = optional(CHATBOT) + content(until_one_of(stops))
     if with_calls:
         call = tool_choice_of(options.active_tools, _r_plus_call)
-        parser = parser + array_calls(options, R_PLUS_STARTS, call, "```")
+        parser = parser + _action_calls(options, R_PLUS_STARTS, call, "```", end_turn=True)
     parser = parser + gap() + optional(END_TURN) + gap() + end()
     return FormatDefinition(
         parser=parser,

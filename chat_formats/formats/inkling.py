@@ -60,10 +60,11 @@ def build(options: FormatOptions) -> FormatDefinition:
     with_calls = options.calls_enabled
     stops = [THINK, END_MESSAGE, END_SAMPLING, MODEL, *([INVOKE] if with_calls else [])]
     text = block(optional(MODEL) + TEXT + content(until_one_of(stops)) + optional(END_MESSAGE))
-    # A block without a type marker must be closed: so a call block's name echo is never read as text.
-    plain = block(MODEL + content(until_one_of(stops)) + END_MESSAGE)
+    # A block without a type marker must be closed, so a call block's name echo is never read as text; it is
+    # atomic (published whole once closed), so that the echo does not stream as content first.
+    plain = atomic(block(MODEL + content(until_one_of(stops)) + END_MESSAGE))
     blocks = zero_or_more(choice(_thinking(options, opened=False), text, plain))
-    lead_text = content(until_one_of(stops))
+    lead_text = content(until_one_of([TEXT, *stops])) + optional(END_MESSAGE)
     head: Parser = _thinking(options, opened=True) if options.thinking_forced_open else optional(lead_text)
     tail = gap() + optional(END_SAMPLING) + gap() + end()
     if not with_calls:
@@ -72,7 +73,9 @@ def build(options: FormatOptions) -> FormatDefinition:
         call = block(tool_choice_of(options.active_tools, _call))
         more = zero_or_more(gap() + block(_header(options)) + call) if options.parallel_tool_calls else None
         # The trigger rule starts at the JSON marker (its trigger word); the first header comes before it.
-        section = block(_header(options)) + trigger_rule("tool-calls", call if more is None else call + more)
+        # The end-of-sampling token is inside the rule too: a lazy grammar ends where the rule does.
+        calls = (call if more is None else call + more) + optional(gap() + END_SAMPLING)
+        section = block(_header(options)) + trigger_rule("tool-calls", calls)
         # Calls first, so that a block's name echo is never taken for leading text; else text, then calls.
         calls_first = blocks + section
         if options.thinking_forced_open:

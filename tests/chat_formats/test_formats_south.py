@@ -8,6 +8,7 @@ the trigger on, and whole with ``tool_choice="required"``) and every content out
 
 from __future__ import annotations
 
+import collections
 import json
 from typing import Any
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from chat_formats import ChatMessage, get_format
 from chat_formats.formats.gemma import gemma_to_json
 from gbnf_backend import Grammar
+from tests.chat_formats.corpus import JUDGED, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
 from tests.chat_formats.test_grammar import trigger_start
 from tests.chat_formats.test_stream_laws import _check
@@ -320,6 +322,13 @@ def test_a_marker_prefix_is_held_back_while_streaming(fmt: str) -> None:
     cut = case.output.index(case.content) + len(case.content) + 3  # three characters into the call's marker
     message = get_format(fmt, tools=SOUTH_TOOLS, **case.options).parse(case.output[:cut], partial=True)
     assert message.content == case.content and message.tool_calls == []
+
+
+def test_corpus_samples_of_the_south_formats_are_covered() -> None:
+    # Complete samples of each corpus label we map, that must pass (test_corpus checks that they do).
+    counts = collections.Counter(s.format for s in load_samples() if s.id not in JUDGED)
+    least = {"gemma-4": 55, "gigachat-3": 29, "granite-3.2": 8, "command-r-plus": 2, "functiongemma": 1}
+    assert all(counts[name] >= k for name, k in least.items()), counts
 
 
 def test_gemma_reasoning_none_keeps_blocks_and_drops_nothing() -> None:

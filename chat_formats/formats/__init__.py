@@ -28,6 +28,7 @@ from . import (
     llama,
     minimax,
     mistral,
+    muse_glimmer,
     nemotron,
     phrases,
     pythonic,
@@ -78,6 +79,7 @@ BUILDERS: dict[str, Builder] = {
     "command-r-plus": cohere.build_command_r_plus,
     "inkling": inkling.build,
     "k2-horizon": k2_horizon.build,
+    "muse-glimmer": muse_glimmer.build,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.

@@ -198,6 +198,45 @@ def _k2_horizon() -> list[Case]:
     ]
 
 
+def _atem(*calls: tuple[str, dict[str, str]]) -> str:
+    def invoke(name: str, args: dict[str, str]) -> str:
+        params = "".join(f'<atem:parameter name="{k}">{v}</atem:parameter>\n' for k, v in args.items())
+        return f'<atem:invoke name="{name}">\n{params}</atem:invoke>\n'
+
+    return "<atem:function_calls>\n" + "".join(invoke(n, a) for n, a in calls) + "</atem:function_calls>"
+
+
+def _muse_glimmer() -> list[Case]:
+    to = "<|start|>assistant to={}<|message|>".format
+    paris = ("get_weather", {"city": "Paris", "unit": "c"})
+    add = ("add", {"a": "-2", "b": "25.0", "exact": "true"})
+    config = ("configure", {"tags": json.dumps(NESTED["tags"]), "opts": json.dumps(NESTED["opts"]), "level": "3"})
+    return [
+        Case(" to=user<|message|>Hello, world!<|eot|>", content="Hello, world!"),
+        Case(
+            " to=self<|message|>Let me see.<|eom|>" + to("user") + "Sunny.<|eot|>",
+            content="Sunny.",
+            reasoning="Let me see.",
+        ),
+        Case(
+            " to=self<|message|>W.<|eom|>"
+            + to("user")
+            + "Checking.<|eom|>"
+            + to("functions")
+            + _atem(paris)
+            + "<|eom|>",
+            content="Checking.",
+            reasoning="W.",
+            calls=[PARIS],
+        ),
+        Case(" to=functions<|message|>" + _atem(paris) + "<|eom|>" + to("functions") + _atem(add), calls=[PARIS, ADD]),
+        Case(
+            " to=functions<|message|>" + _atem(config, ("write_file", {"path": "src/a.py", "content": CODE})),
+            calls=[CONFIG, FILE],
+        ),
+    ]
+
+
 def _array(opener: str, closer: str, *calls: tuple[str, dict[str, Any]]) -> str:
     return opener + json.dumps([{"name": n, "arguments": a} for n, a in calls]) + closer
 
@@ -251,6 +290,7 @@ SOUTH: dict[str, list[Case]] = {
     "k2-horizon": _k2_horizon(),
     "granite-3.2": _granite32(),
     "apriel-1.6": _apriel16(),
+    "muse-glimmer": _muse_glimmer(),
 }
 CASES = [(fmt, case) for fmt, cases in SOUTH.items() for case in cases]
 CALL_CASES = [(fmt, case) for fmt, case in CASES if case.calls]

@@ -26,6 +26,7 @@ from . import (
     k2_horizon,
     kimi_k2,
     llama,
+    llm_jp,
     minimax,
     mistral,
     muse_glimmer,
@@ -80,6 +81,7 @@ BUILDERS: dict[str, Builder] = {
     "inkling": inkling.build,
     "k2-horizon": k2_horizon.build,
     "muse-glimmer": muse_glimmer.build,
+    "llm-jp-harmony": llm_jp.build,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.

@@ -1,5 +1,6 @@
-"""Gemma 4, FunctionGemma, GigaChat 3 / 3.5, Cohere Command 4, Command R+, Inkling, K2 Horizon, Granite 3.2 and
-Apriel 1.6: outputs written from each format's description, parsed, streamed and constrained.
+"""Gemma 4, FunctionGemma, GigaChat 3 / 3.5, Cohere Command 4, Command R+, Inkling, K2 Horizon, Muse Glimmer,
+LLM-jp Harmony, Granite 3.2 and Apriel 1.6: outputs written from each format's description, parsed, streamed and
+constrained.
 
 Per format: content only, reasoning, one call, two parallel calls, typed and nested arguments. Laws: a stream fed
 one character at a time gives the final parse; the grammar accepts every call output the parser reads (lazy from
@@ -237,6 +238,29 @@ def _muse_glimmer() -> list[Case]:
     ]
 
 
+def _llm_jp() -> list[Case]:
+    start = "<|start|> assistant<|channel|> "
+
+    def call(name: str, args: dict[str, Any], closer: str) -> str:
+        return f"{start}commentary to=functions.{name}<|message|> {json.dumps(args)}{closer}"
+
+    return [
+        Case("<|channel|> final<|message|> Hello, world!", content="Hello, world!"),
+        Case(
+            "<|channel|> analysis<|message|> Let me see.<|end|>" + start + "final<|message|> Sunny.",
+            content="Sunny.",
+            reasoning="Let me see.",
+        ),
+        Case(
+            "<|channel|> commentary<|message|> Checking.<|end|>" + call(*PARIS, "<|call|>"),
+            content="Checking.",
+            calls=[PARIS],
+        ),
+        Case(call(*PARIS, "<|end|>") + call(*ADD, "<|call|>"), calls=[PARIS, ADD]),
+        Case(call(*CONFIG, "<|end|>") + call(*FILE, "<|call|>"), calls=[CONFIG, FILE]),
+    ]
+
+
 def _array(opener: str, closer: str, *calls: tuple[str, dict[str, Any]]) -> str:
     return opener + json.dumps([{"name": n, "arguments": a} for n, a in calls]) + closer
 
@@ -291,6 +315,7 @@ SOUTH: dict[str, list[Case]] = {
     "granite-3.2": _granite32(),
     "apriel-1.6": _apriel16(),
     "muse-glimmer": _muse_glimmer(),
+    "llm-jp-harmony": _llm_jp(),
 }
 CASES = [(fmt, case) for fmt, cases in SOUTH.items() for case in cases]
 CALL_CASES = [(fmt, case) for fmt, case in CASES if case.calls]

@@ -35,6 +35,7 @@ from . import (
     pythonic,
     qwen3_coder,
     seed_oss,
+    telechat,
 )
 from ._layout import FormatDefinition, FormatOptions
 
@@ -82,6 +83,7 @@ BUILDERS: dict[str, Builder] = {
     "k2-horizon": k2_horizon.build,
     "muse-glimmer": muse_glimmer.build,
     "llm-jp-harmony": llm_jp.build,
+    "telechat-4": telechat.build,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.

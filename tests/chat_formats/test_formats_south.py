@@ -1,6 +1,6 @@
 """Gemma 4, FunctionGemma, GigaChat 3 / 3.5, Cohere Command 4, Command R+, Inkling, K2 Horizon, Muse Glimmer,
-LLM-jp Harmony, Granite 3.2 and Apriel 1.6: outputs written from each format's description, parsed, streamed and
-constrained.
+TeleChat 4, LLM-jp Harmony, Granite 3.2 and Apriel 1.6: outputs written from each format's description, parsed,
+streamed and constrained.
 
 Per format: content only, reasoning, one call, two parallel calls, typed and nested arguments. Laws: a stream fed
 one character at a time gives the final parse; the grammar accepts every call output the parser reads (lazy from
@@ -261,6 +261,26 @@ def _llm_jp() -> list[Case]:
     ]
 
 
+def _telechat4() -> list[Case]:
+    forced = {"thinking_forced_open": True}
+    paris = "<tool_call>get_weather<param_key>city</param_key><param_value>Paris</param_value>"
+    paris += "<param_key>unit</param_key><param_value>c</param_value></tool_call>"
+    add = '<tool_call>{"name": "add", "arguments": {"a": -2, "b": 25.0, "exact": true}}</tool_call>'
+    config = "<tool_call>configure<param_key>tags</param_key><param_value>" + json.dumps(NESTED["tags"])
+    config += "</param_value><param_key>opts</param_key><param_value>" + json.dumps(NESTED["opts"])
+    config += "</param_value><param_key>level</param_key><param_value>3</param_value></tool_call>"
+    return [
+        Case("Hello, world!", content="Hello, world!"),
+        Case("Let me see.</think>Sunny.", content="Sunny.", reasoning="Let me see.", options=forced),
+        Case("W.</think>Checking." + paris, content="Checking.", reasoning="W.", calls=[PARIS], options=forced),
+        Case(paris + "\n" + add, calls=[PARIS, ADD]),
+        Case(
+            config + "<tool_call>" + json.dumps({"name": "write_file", "arguments": FILE[1]}) + "</tool_call>",
+            calls=[CONFIG, FILE],
+        ),
+    ]
+
+
 def _array(opener: str, closer: str, *calls: tuple[str, dict[str, Any]]) -> str:
     return opener + json.dumps([{"name": n, "arguments": a} for n, a in calls]) + closer
 
@@ -316,6 +336,7 @@ SOUTH: dict[str, list[Case]] = {
     "apriel-1.6": _apriel16(),
     "muse-glimmer": _muse_glimmer(),
     "llm-jp-harmony": _llm_jp(),
+    "telechat-4": _telechat4(),
 }
 CASES = [(fmt, case) for fmt, cases in SOUTH.items() for case in cases]
 CALL_CASES = [(fmt, case) for fmt, case in CASES if case.calls]

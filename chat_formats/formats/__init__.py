@@ -11,23 +11,32 @@ from collections.abc import Callable
 from . import (
     apertus,
     apriel,
+    cohere,
     command_r,
     content_only,
     deepseek_r1,
     functionary,
+    gemma,
     generic,
+    gigachat,
     glm,
     gpt_oss,
     granite,
     hermes,
+    inkling,
+    k2_horizon,
     kimi_k2,
     llama,
+    llm_jp,
     minimax,
     mistral,
+    muse_glimmer,
     nemotron,
+    phrases,
     pythonic,
     qwen3_coder,
     seed_oss,
+    telechat,
 )
 from ._layout import FormatDefinition, FormatOptions
 
@@ -63,6 +72,19 @@ BUILDERS: dict[str, Builder] = {
     "functionary-v3.1-llama-3.1": functionary.build_v3_1,
     "functionary-v3.2": functionary.build_v3_2,
     "firefunction-v2": llama.build_firefunction_v2,
+    "gemma-4": gemma.build_gemma4,
+    "functiongemma": gemma.build_functiongemma,
+    "gigachat-3": gigachat.build_v3,
+    "gigachat-3.5": gigachat.build_v35,
+    "granite-3.2": phrases.build_granite32,
+    "apriel-1.6": phrases.build_apriel16,
+    "cohere-command-4": cohere.build_command4,
+    "command-r-plus": cohere.build_command_r_plus,
+    "inkling": inkling.build,
+    "k2-horizon": k2_horizon.build,
+    "muse-glimmer": muse_glimmer.build,
+    "llm-jp-harmony": llm_jp.build,
+    "telechat-4": telechat.build,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
@@ -73,6 +95,8 @@ ALIASES: dict[str, str] = {
     "glm-4.6": "glm-4.5",
     "glm-4.7": "glm-4.5",
     "functionary-v3.1": "functionary-v3.1-llama-3.1",
+    "gigachat-3.1": "gigachat-3",
+    "cohere2-moe": "cohere-command-4",
 }
 
 

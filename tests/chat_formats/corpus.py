@@ -53,6 +53,10 @@ FAMILIES = {
     "minimax_m2": "minimax-m2",
     "minimax_m2_append_think": "minimax-m2",  # reasoning left in the content behind the prompt's <think>
     "seed_oss": "seed-oss",
+    "gemma4": "gemma-4",
+    "functiongemma": "functiongemma",
+    "gigachat3": "gigachat-3",
+    "command_r_plus": "command-r-plus",
 }
 
 FORCED_OPEN_TEMPLATES = (
@@ -63,6 +67,7 @@ FORCED_OPEN_TEMPLATES = (
     "GLM-4.7",
     "MiniMax-M2",
     "DeepSeek-V3.1",
+    "Apriel-1.6",
 )
 
 JUDGED: dict[str, str] = {
@@ -87,16 +92,12 @@ JUDGED: dict[str, str] = {
     "llama.cpp-0259": "built-in recipient (container.exec) body dropped upstream; we return it as content",
     "llama.cpp-0260": "built-in recipient (python) body dropped upstream; we return it as content",
     "vllm-0293": "text after the tool calls is dropped upstream; we return it as content (with a warning)",
-    # Granite: vLLM's reasoning parser reads Granite 3.2's prompted phrases ("Here is my thought process:" …
-    # "Here is my response:"), not the <think>/<response> markers of the granite format (reference §6).
-    **{
-        f"vllm-0{n}": "Granite 3.2 phrase-delimited reasoning ('Here is my thought process:'), not <think> markers"
-        for n in (739, 740, 742, 743, 744, 746)
-    },
-    # Apriel: the 1.6 Thinker template reasons in "Here are my reasoning steps:" … "[BEGIN FINAL RESPONSE]"
-    # (the opener in the prompt, and expected back in the reasoning), not apriel-1.5's <thinking> markers.
-    "llama.cpp-0236": "Apriel 1.6 Thinker template ('[BEGIN FINAL RESPONSE]' ends reasoning), not apriel-1.5",
-    "llama.cpp-0237": "Apriel 1.6 Thinker template ('[BEGIN FINAL RESPONSE]' ends reasoning), not apriel-1.5",
+    # Apriel 1.6 Thinker: the prompt opens the reasoning with "Here are my reasoning steps:"; llama.cpp re-parses
+    # the generation prompt with the output and so returns that phrase inside the reasoning.
+    "llama.cpp-0236": "expects the prompt's opener phrase ('Here are my reasoning steps:') inside the reasoning; "
+    "we return the reasoning the model wrote",
+    "llama.cpp-0237": "expects the prompt's opener phrase ('Here are my reasoning steps:') inside the reasoning; "
+    "we return the reasoning the model wrote",
     # LFM2: a "\n" escape inside a Python string literal is a line break (Python, and vLLM's ast-based parser);
     # llama.cpp's expectation keeps the backslash.
     "llama.cpp-0167": "expects the Python escape \\n kept undecoded in the argument; Python reads a line break",
@@ -120,6 +121,11 @@ JUDGED: dict[str, str] = {
     # Llama 3.x: a bare JSON call counts only at the start of the output (llama.cpp, SGLang); vLLM finds one
     # anywhere and drops the text around it.
     "vllm-0471": "bare JSON call after text: vLLM extracts it and drops the text; we keep it all as content",
+    # Gemma 4: vLLM's non-streaming reasoning parser reads text before a stray <channel|> as reasoning and drops
+    # text before a thought block; its streaming twins (which we pass) do neither.
+    "vllm-0702": "contradicts its streaming twin vllm-0703: text before a stray <channel|> is content there",
+    "vllm-0704": "contradicts its streaming twin vllm-0705: text before a stray <channel|> is content there",
+    "vllm-0717": "drops the content before a thought block; its streaming twin vllm-0718 keeps it, as we do",
 }
 
 
@@ -148,6 +154,10 @@ def our_format(raw: dict[str, Any]) -> str | None:
     if raw["format"] not in FAMILIES:
         return None
     name = FAMILIES[raw["format"]]
+    if name == "granite" and raw["id"].startswith("vllm") and raw["kind"] == "reasoning":
+        return "granite-3.2"  # vLLM's granite reasoning parser reads Granite 3.2's phrases
+    if name == "apriel-1.5" and "Apriel-1.6" in raw.get("template", ""):
+        return "apriel-1.6"
     if name is not None:
         return name
     text = raw["output"]

@@ -12,6 +12,7 @@ from . import (
     apriel,
     command_r,
     content_only,
+    deepseek_dsml,
     deepseek_r1,
     functionary,
     generic,
@@ -19,14 +20,20 @@ from . import (
     gpt_oss,
     granite,
     hermes,
+    hunyuan,
+    json_wrapped,
     kimi_k2,
+    kimi_xtml,
     llama,
     minimax,
+    minimax_m1_m3,
     mistral,
     nemotron,
     pythonic,
     qwen3_coder,
     seed_oss,
+    step3,
+    xml_invoke,
 )
 from ._layout import FormatDefinition, FormatOptions
 
@@ -62,16 +69,35 @@ BUILDERS: dict[str, Builder] = {
     "functionary-v3.1-llama-3.1": functionary.build_v3_1,
     "functionary-v3.2": functionary.build_v3_2,
     "firefunction-v2": llama.build_firefunction_v2,
+    "deepseek-v3": deepseek_dsml.build_v3,
+    "deepseek-v3.2": deepseek_dsml.build_v32,
+    "deepseek-v4": deepseek_dsml.build_v4,
+    "kimi-k3": kimi_xtml.build_k3,
+    "kimi-k1.5": kimi_xtml.build_k15,
+    "minimax-m3": minimax_m1_m3.build_m3,
+    "minimax-m1": minimax_m1_m3.build_m1,
+    "step-3": step3.build,
+    "hunyuan-hy-v3": hunyuan.build_hy_v3,
+    "hunyuan-a13b": hunyuan.build_a13b,
+    "dots": xml_invoke.build_dots,
+    "ling-3": xml_invoke.build_ling3,
+    "longcat": json_wrapped.build_longcat,
+    "internlm2": json_wrapped.build_internlm2,
+    "intern-s1": json_wrapped.build_intern_s1,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
-WITHOUT_CALLS: frozenset[str] = frozenset({"content-only"})
+WITHOUT_CALLS: frozenset[str] = frozenset({"content-only", "kimi-k1.5"})
 
 ALIASES: dict[str, str] = {
     "qwen2.5": "hermes",
     "glm-4.6": "glm-4.5",
     "glm-4.7": "glm-4.5",
     "functionary-v3.1": "functionary-v3.1-llama-3.1",
+    "deepseek-v3-0324": "deepseek-v3",
+    "minimax-text-01": "minimax-m1",
+    "bailing-v3": "ling-3",
+    "longcat-flash": "longcat",
 }
 
 

@@ -1,0 +1,110 @@
+"""Tencent Hunyuan HY v3 (``hunyuan-hy-v3``) and Hunyuan A13B (``hunyuan-a13b``).
+
+HY v3 writes GLM-style arguments after a ``<tool_sep>``, all calls in one ``<tool_calls>`` section::
+
+    <think>…</think>Checking.<tool_calls>
+    <tool_call>get_weather<tool_sep>
+    <arg_key>city</arg_key>
+    <arg_value>Paris</arg_value>
+    </tool_call>
+    </tool_calls>
+
+String values are raw text, others JSON typed by the tool's schema; whitespace between markers is free. The
+``<tool_calls>`` opener also ends unclosed reasoning (its prompts may open the block: ``thinking_forced_open``).
+
+A13B frames its reasoning and answer with one newline inside each marker, and writes its calls as a JSON array::
+
+    <think>
+    …
+    </think>
+    <answer>
+    Let me check.<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>
+    </answer>
+
+Both blocks are optional, the answer's closer may be missing, and the framing newlines are not text.
+"""
+
+from __future__ import annotations
+
+from peg import Parser, end, literal, optional, until_one_of
+
+from ..builder import XmlMarkers, block, content, gap, json_tool_call, reasoning, tool_choice_of, xml_tool_call
+from ..grammar import Trigger
+from ._layout import (
+    FormatDefinition,
+    FormatOptions,
+    ReasoningStyle,
+    array_calls,
+    content_prefix,
+    standard_layout,
+    think_triggers,
+)
+from ._tagged import call_section
+
+__all__ = ["build_a13b", "build_hy_v3"]
+
+SECTION_OPEN, SECTION_CLOSE = "<tool_calls>", "</tool_calls>"
+STYLE = ReasoningStyle("<think>", "</think>", ends_at_tools=True)
+HY_MARKERS = XmlMarkers(
+    function_open="<tool_call>",
+    name_suffix="<tool_sep>",
+    function_close="</tool_call>",
+    param_open="<arg_key>",
+    key_suffix=literal("</arg_key>") + gap() + "<arg_value>",
+    value_ends=("</arg_value>",),
+    value_newline=False,
+)
+HY_PRESERVED = (
+    *(STYLE.open, STYLE.close, SECTION_OPEN, SECTION_CLOSE, "<tool_call>", "</tool_call>", "<tool_sep>"),
+    *("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+)
+A13B_THINK_OPEN, A13B_THINK_CLOSE = "<think>", "</think>"
+ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
+A13B_STYLE = ReasoningStyle(A13B_THINK_OPEN, A13B_THINK_CLOSE, prompt_opener="<think>\n")
+
+
+def build_hy_v3(options: FormatOptions) -> FormatDefinition:
+    """The ``hunyuan-hy-v3`` definition for ``options``."""
+    calls = None
+    if options.calls_enabled:
+        call = tool_choice_of(options.active_tools, lambda spec: xml_tool_call(spec, HY_MARKERS))
+        calls = call_section(options, [SECTION_OPEN], call, SECTION_CLOSE)
+    return FormatDefinition(
+        parser=standard_layout(options, style=STYLE, tool_starts=[SECTION_OPEN], calls=calls),
+        triggers=(Trigger.word(SECTION_OPEN),),
+        preserved_tokens=HY_PRESERVED,
+        content_prefix=content_prefix(options, STYLE),
+    )
+
+
+def _a13b_reasoning(options: FormatOptions) -> Parser:
+    # One newline inside each marker frames the text: "<think>\n" R "\n</think>".
+    close: Parser = literal(A13B_THINK_CLOSE) if options.calls_forced else optional(A13B_THINK_CLOSE)
+    body = reasoning(until_one_of(["\n" + A13B_THINK_CLOSE, A13B_THINK_CLOSE])) + optional("\n") + close
+    if options.thinking_forced_open:
+        return block(optional(literal(A13B_THINK_OPEN) + optional("\n")) + body)
+    return optional(block(literal(A13B_THINK_OPEN) + optional("\n") + body))
+
+
+def build_a13b(options: FormatOptions) -> FormatDefinition:
+    """The ``hunyuan-a13b`` definition for ``options``."""
+    calls = None
+    if options.calls_enabled:
+        calls = array_calls(
+            options, [SECTION_OPEN], tool_choice_of(options.active_tools, json_tool_call), SECTION_CLOSE
+        )
+    if options.reasoning_format == "none":
+        parser = standard_layout(options, style=None, tool_starts=[SECTION_OPEN], calls=calls)
+    else:
+        ends = ["\n" + ANSWER_CLOSE, ANSWER_CLOSE, *([SECTION_OPEN] if calls is not None else [])]
+        answer_open = optional(block(literal(ANSWER_OPEN) + optional("\n")))
+        parser = _a13b_reasoning(options) + gap() + answer_open + content(until_one_of(ends))
+        if calls is not None:
+            parser = parser + calls
+        parser = parser + optional(block(optional("\n") + ANSWER_CLOSE)) + gap() + end()
+    return FormatDefinition(
+        parser=parser,
+        triggers=think_triggers(options, A13B_STYLE, [SECTION_OPEN]),
+        preserved_tokens=(A13B_THINK_OPEN, A13B_THINK_CLOSE, ANSWER_OPEN, ANSWER_CLOSE, SECTION_OPEN, SECTION_CLOSE),
+        content_prefix=content_prefix(options, A13B_STYLE),
+    )

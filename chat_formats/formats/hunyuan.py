@@ -26,7 +26,7 @@ Both blocks are optional, the answer's closer may be missing, and the framing ne
 
 from __future__ import annotations
 
-from peg import Parser, end, literal, optional, until_one_of
+from peg import Parser, end, literal, optional, space, trigger_rule, until_one_of, zero_or_more
 
 from ..builder import XmlMarkers, block, content, gap, json_tool_call, reasoning, tool_choice_of, xml_tool_call
 from ..grammar import Trigger
@@ -34,7 +34,6 @@ from ._layout import (
     FormatDefinition,
     FormatOptions,
     ReasoningStyle,
-    array_calls,
     content_prefix,
     standard_layout,
     think_triggers,
@@ -86,13 +85,19 @@ def _a13b_reasoning(options: FormatOptions) -> Parser:
     return optional(block(literal(A13B_THINK_OPEN) + optional("\n") + body))
 
 
+def _a13b_calls(options: FormatOptions, answer_close: Parser) -> Parser:
+    call = tool_choice_of(options.active_tools, json_tool_call)
+    items = call + zero_or_more(space() + "," << call) if options.parallel_tool_calls else call
+    # The answer's closer belongs to the trigger rule: a lazy grammar must still accept it after the calls.
+    section = (literal(SECTION_OPEN) << "[" << items << "]") + optional(gap() + SECTION_CLOSE) + answer_close
+    calls = trigger_rule("tool-calls", section)
+    return calls if options.calls_forced else optional(calls)
+
+
 def build_a13b(options: FormatOptions) -> FormatDefinition:
     """The ``hunyuan-a13b`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        calls = array_calls(
-            options, [SECTION_OPEN], tool_choice_of(options.active_tools, json_tool_call), SECTION_CLOSE
-        )
+    answer_close = optional(block(optional("\n") + ANSWER_CLOSE))
+    calls = _a13b_calls(options, answer_close) if options.calls_enabled else None
     if options.reasoning_format == "none":
         parser = standard_layout(options, style=None, tool_starts=[SECTION_OPEN], calls=calls)
     else:
@@ -101,7 +106,7 @@ def build_a13b(options: FormatOptions) -> FormatDefinition:
         parser = _a13b_reasoning(options) + gap() + answer_open + content(until_one_of(ends))
         if calls is not None:
             parser = parser + calls
-        parser = parser + optional(block(optional("\n") + ANSWER_CLOSE)) + gap() + end()
+        parser = parser + answer_close + gap() + end()
     return FormatDefinition(
         parser=parser,
         triggers=think_triggers(options, A13B_STYLE, [SECTION_OPEN]),

@@ -82,6 +82,7 @@ def _think(options: FormatOptions) -> Parser:
 def build_k3(options: FormatOptions) -> FormatDefinition:
     """The ``kimi-k3`` definition for ``options``."""
     with_calls = options.calls_enabled
+    trailer = optional(block(literal(MESSAGE_CLOSE))) + optional(block(literal(END_OF_MESSAGE)))
     ends = [RESPONSE_CLOSE, MESSAGE_CLOSE, END_OF_MESSAGE, *([TOOLS_OPEN] if with_calls else [])]
     response = (
         optional(block(literal(RESPONSE_OPEN)))
@@ -92,9 +93,9 @@ def build_k3(options: FormatOptions) -> FormatDefinition:
     if with_calls:
         call = tool_choice_of(options.active_tools, _call)
         calls = block(call) + zero_or_more(gap() + block(call)) if options.parallel_tool_calls else block(call)
-        section = trigger_rule("tool-calls", TOOLS_OPEN + gap() + calls + gap() + TOOLS_CLOSE)
+        # The message's closers belong to the trigger rule: a lazy grammar must still accept them after the calls.
+        section = trigger_rule("tool-calls", TOOLS_OPEN + gap() + calls + gap() + TOOLS_CLOSE + gap() + trailer)
         parser = parser + (section if options.calls_forced else optional(section))
-    trailer = optional(block(literal(MESSAGE_CLOSE))) + optional(block(literal(END_OF_MESSAGE)))
     return FormatDefinition(
         parser=parser + trailer + gap() + end(),
         triggers=(Trigger.word(TOOLS_OPEN),),

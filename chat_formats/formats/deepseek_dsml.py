@@ -8,7 +8,7 @@ V3 writes DeepSeek R1's calls (fenced JSON arguments) and no reasoning block::
     ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
 
 V3.2 writes DSML, one parameter per tag; ``string="true"`` marks a raw string value, ``string="false"`` a JSON
-value (written so for every parameter whose schema is not a string)::
+value (the template's rule: ``false`` for every parameter whose schema is not a string)::
 
     …</think>
 
@@ -22,7 +22,8 @@ value (written so for every parameter whose schema is not a string)::
 V4 names the block ``<｜DSML｜tool_calls>``; the rest is the same. Both prompts open ``<think>`` when thinking
 (``thinking_forced_open``), and the block opener also ends unclosed reasoning. The blank line before the block
 is framing, not content. An invoke of a tool without required parameters may close itself
-(``<｜DSML｜invoke name="submit"/>``).
+(``<｜DSML｜invoke name="submit"/>``). A declared parameter's value is typed by its schema whichever ``string``
+attribute the model wrote; a tool that declares no parameters takes any, typed by the attribute.
 """
 
 from __future__ import annotations
@@ -81,8 +82,10 @@ def build_v3(options: FormatOptions) -> FormatDefinition:
 
 
 def _param(spec: ToolSpec, key: str) -> Parser:
-    string = is_string_arg(spec, key)
-    opener = PARAM_OPEN + tool_arg_name(key) + ('" string="true">' if string else '" string="false">')
+    # The schema types a declared parameter: its own attribute comes first (what the template teaches), and the
+    # other one is read too — a model that marks a number string="true" still gets a number.
+    attrs = ("true", "false") if is_string_arg(spec, key) else ("false", "true")
+    opener = PARAM_OPEN + tool_arg_name(key) + '" string="' + choice(*attrs) + '">'
     return tagged_arg(opener, typed_value(spec, key, [PARAM_CLOSE]), PARAM_CLOSE)
 
 

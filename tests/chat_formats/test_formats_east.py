@@ -378,8 +378,8 @@ def test_tool_choice_none_and_single_call_options(fmt: str, case: Case) -> None:
 @pytest.mark.parametrize(
     ("fmt", "bad"),
     [
-        ("deepseek-v3.2", dsml("function_calls", invoke("ping_all", n=(True, "3")))),  # an integer written as text
-        ("deepseek-v3.2", dsml("function_calls", invoke("get_weather", city=(False, '"Paris"')))),
+        ("deepseek-v3.2", dsml("function_calls", invoke("ping_all", n=(True, "three")))),  # not an integer
+        ("deepseek-v3.2", dsml("function_calls", invoke("get_weather", city=(True, "Paris"), unit=(True, "k")))),
         ("deepseek-v3.2", dsml("function_calls", invoke("add", a=(False, "1")))),  # b is required
         ("deepseek-v4", dsml("function_calls", invoke("ping"))),  # V3.2's block name
         ("deepseek-v3.2", dsml("function_calls", '<｜DSML｜invoke name="ping_all"/>\n')),  # n is required
@@ -409,6 +409,10 @@ def test_dsml_string_attribute_decides_raw_text_or_json() -> None:
     grammar = Grammar.from_gbnf(fmt.grammar().gbnf)
     assert not grammar.matches(dsml("function_calls", invoke("ping_all", n=(False, '"3"'))))
     assert grammar.matches(dsml("function_calls", invoke("ping_all", n=(False, "-3"))))
+    # The schema types a declared parameter whichever attribute the model wrote.
+    marked_string = dsml("function_calls", invoke("ping_all", n=(True, "3")))
+    assert json.loads(fmt.parse(marked_string).tool_calls[0].function.arguments) == {"n": 3}
+    assert grammar.matches(marked_string) and not grammar.matches(marked_string.replace(">3<", ">three<"))
 
 
 def test_dsml_tool_without_declared_parameters_takes_any_typed_by_its_attribute() -> None:

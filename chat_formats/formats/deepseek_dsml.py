@@ -40,25 +40,25 @@ from ..builder import (
     tool_arg_name,
     tool_arg_string_value,
     tool_args,
-    tool_choice_of,
     tool_close,
     tool_name,
     tool_open,
 )
 from ..grammar import Trigger
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
-from ._tagged import accepts_any_args, call_section, is_string_arg, tagged_arg, typed_value
+from ._layout import Layout, ReasoningStyle, Section
+from ._tagged import accepts_any_args, is_string_arg, tagged_arg, typed_value
 
-__all__ = ["build_v3", "build_v4", "build_v32"]
+__all__ = ["V3", "V4", "V32"]
 
 # DeepSeek V3: DeepSeek R1's call markers.
 SECTION_OPEN, SECTION_CLOSE = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
 CALL_OPEN, SEP, CALL_CLOSE = "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"
-V3_PRESERVED = (SECTION_OPEN, SECTION_CLOSE, CALL_OPEN, SEP, CALL_CLOSE)
+V3_NAME_PATTERN = r"function<｜tool▁sep｜>([\w.-]+)"
 
 DSML = "｜DSML｜"
 INVOKE_OPEN, INVOKE_CLOSE = f'<{DSML}invoke name="', f"</{DSML}invoke>"
 PARAM_OPEN, PARAM_CLOSE = f'<{DSML}parameter name="', f"</{DSML}parameter>"
+NAME_PATTERN = rf'<{DSML}invoke name="([\w.-]+)'
 STYLE = ReasoningStyle("<think>", "</think>", ends_at_tools=True, prompt_opener="<think>")
 
 
@@ -66,19 +66,6 @@ def _v3_call(spec: ToolSpec) -> Parser:
     head = tool_open(CALL_OPEN + literal("function") + SEP) + tool_name(spec.name, "\n")
     args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
     return rule(spec.rule, tool(head + "```json" + gap() + args + gap() + "```" + gap() + tool_close(CALL_CLOSE)))
-
-
-def build_v3(options: FormatOptions) -> FormatDefinition:
-    """The ``deepseek-v3`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, _v3_call)
-        calls = call_section(options, [SECTION_OPEN], call, SECTION_CLOSE, closer_optional=True)
-    return FormatDefinition(
-        parser=standard_layout(options, style=None, tool_starts=[SECTION_OPEN], calls=calls),
-        triggers=(Trigger.word(SECTION_OPEN),),
-        preserved_tokens=V3_PRESERVED,
-    )
 
 
 def _param(spec: ToolSpec, key: str) -> Parser:
@@ -109,25 +96,19 @@ def _invoke(spec: ToolSpec) -> Parser:
     return rule(spec.rule, tool(choice(full, closed_itself)))
 
 
-def _build_dsml(options: FormatOptions, block_name: str) -> FormatDefinition:
+def _dsml(block_name: str) -> Layout:
     opener, closer = f"<{DSML}{block_name}>", f"</{DSML}{block_name}>"
-    starts = ["\n\n" + opener, opener]  # the blank line before the block is framing
-    calls = None
-    if options.calls_enabled:
-        calls = call_section(options, starts, tool_choice_of(options.active_tools, _invoke), closer)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=starts, calls=calls),
-        triggers=(Trigger.word(opener),),
-        preserved_tokens=(DSML, STYLE.open, STYLE.close),  # the DSML marker is the special token
-        content_prefix=content_prefix(options, STYLE),
-    )
+    # The blank line before the block is framing (its first spelling), and the DSML marker is the special token.
+    section = Section(("\n\n" + opener, opener), closer, _invoke, markers=(DSML,), name_pattern=NAME_PATTERN)
+    return Layout(reasoning=STYLE, calls=section, triggers=lambda options: (Trigger.word(opener),))
 
 
-def build_v32(options: FormatOptions) -> FormatDefinition:
-    """The ``deepseek-v3.2`` definition for ``options``."""
-    return _build_dsml(options, "function_calls")
-
-
-def build_v4(options: FormatOptions) -> FormatDefinition:
-    """The ``deepseek-v4`` definition for ``options``."""
-    return _build_dsml(options, "tool_calls")
+#: ``deepseek-v3``.
+V3 = Layout(
+    calls=Section(SECTION_OPEN, SECTION_CLOSE, _v3_call, close_optional=True, name_pattern=V3_NAME_PATTERN),
+    preserved=(CALL_OPEN, SEP, CALL_CLOSE),
+)
+#: ``deepseek-v3.2``.
+V32 = _dsml("function_calls")
+#: ``deepseek-v4``.
+V4 = _dsml("tool_calls")

@@ -28,19 +28,30 @@ from __future__ import annotations
 
 from peg import Parser, end, literal, optional, space, trigger_rule, until_one_of, zero_or_more
 
-from ..builder import XmlMarkers, block, content, gap, json_tool_call, reasoning, tool_choice_of, xml_tool_call
-from ..grammar import Trigger
+from ..builder import (
+    ToolSpec,
+    XmlMarkers,
+    block,
+    content,
+    gap,
+    json_tool_call,
+    reasoning,
+    tool_choice_of,
+    xml_tool_call,
+)
 from ._layout import (
+    JSON_NAME_PATTERN,
     FormatDefinition,
     FormatOptions,
+    Layout,
     ReasoningStyle,
+    Section,
     content_prefix,
     standard_layout,
     think_triggers,
 )
-from ._tagged import call_section
 
-__all__ = ["build_a13b", "build_hy_v3"]
+__all__ = ["HY_V3", "build_a13b"]
 
 SECTION_OPEN, SECTION_CLOSE = "<tool_calls>", "</tool_calls>"
 STYLE = ReasoningStyle("<think>", "</think>", ends_at_tools=True)
@@ -53,27 +64,21 @@ HY_MARKERS = XmlMarkers(
     value_ends=("</arg_value>",),
     value_newline=False,
 )
-HY_PRESERVED = (
-    *(STYLE.open, STYLE.close, SECTION_OPEN, SECTION_CLOSE, "<tool_call>", "</tool_call>", "<tool_sep>"),
-    *("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
-)
 A13B_THINK_OPEN, A13B_THINK_CLOSE = "<think>", "</think>"
 ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
 A13B_STYLE = ReasoningStyle(A13B_THINK_OPEN, A13B_THINK_CLOSE, prompt_opener="<think>\n")
 
 
-def build_hy_v3(options: FormatOptions) -> FormatDefinition:
-    """The ``hunyuan-hy-v3`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, lambda spec: xml_tool_call(spec, HY_MARKERS))
-        calls = call_section(options, [SECTION_OPEN], call, SECTION_CLOSE)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[SECTION_OPEN], calls=calls),
-        triggers=(Trigger.word(SECTION_OPEN),),
-        preserved_tokens=HY_PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+def _hy_call(spec: ToolSpec) -> Parser:
+    return xml_tool_call(spec, HY_MARKERS)
+
+
+#: ``hunyuan-hy-v3``.
+HY_V3 = Layout(
+    reasoning=STYLE,
+    calls=Section(SECTION_OPEN, SECTION_CLOSE, _hy_call, name_pattern=r"<tool_call>\s*([\w.-]+)"),
+    preserved=("<tool_call>", "</tool_call>", "<tool_sep>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+)
 
 
 def _a13b_reasoning(options: FormatOptions) -> Parser:
@@ -103,13 +108,18 @@ def build_a13b(options: FormatOptions) -> FormatDefinition:
     else:
         ends = ["\n" + ANSWER_CLOSE, ANSWER_CLOSE, *([SECTION_OPEN] if calls is not None else [])]
         answer_open = optional(block(literal(ANSWER_OPEN) + optional("\n")))
-        parser = _a13b_reasoning(options) + gap() + answer_open + content(until_one_of(ends))
-        if calls is not None:
-            parser = parser + calls
+        parser = _a13b_reasoning(options) + gap() + answer_open
+        if calls is not None and options.calls_forced and not options.content_before_forced_calls:
+            parser = parser + calls  # the output is the call(s): no content before them
+        elif calls is not None:
+            parser = parser + content(until_one_of(ends)) + calls
+        else:
+            parser = parser + content(until_one_of(ends))
         parser = parser + answer_close + gap() + end()
     return FormatDefinition(
         parser=parser,
         triggers=think_triggers(options, A13B_STYLE, [SECTION_OPEN]),
         preserved_tokens=(A13B_THINK_OPEN, A13B_THINK_CLOSE, ANSWER_OPEN, ANSWER_CLOSE, SECTION_OPEN, SECTION_CLOSE),
         content_prefix=content_prefix(options, A13B_STYLE),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )

@@ -89,6 +89,8 @@ def build_k3(options: FormatOptions) -> FormatDefinition:
         + content(until_one_of(ends))
         + optional(literal(RESPONSE_CLOSE) + gap())
     )
+    if with_calls and options.calls_forced and not options.content_before_forced_calls:
+        response = optional(block(literal(RESPONSE_OPEN) + gap() + RESPONSE_CLOSE)) + gap()  # no content first
     parser = optional(block(literal(MESSAGE_OPEN))) + _think(options) + response
     if with_calls:
         call = tool_choice_of(options.active_tools, _call)
@@ -100,6 +102,7 @@ def build_k3(options: FormatOptions) -> FormatDefinition:
         parser=parser + trailer + gap() + end(),
         triggers=(Trigger.word(TOOLS_OPEN),),
         preserved_tokens=PRESERVED,
+        tool_name_pattern=r'call tool="([\w.-]+)',
     )
 
 

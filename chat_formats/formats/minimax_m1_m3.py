@@ -24,6 +24,8 @@ optional ``<think>…</think>`` block; the space or newlines before ``<tool_call
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from peg import Parser, literal, optional, rule
 
 from ..builder import (
@@ -34,21 +36,20 @@ from ..builder import (
     permuted_args,
     tool,
     tool_arg_name,
-    tool_choice_of,
     tool_close,
     tool_name,
     tool_open,
 )
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout, think_triggers
-from ._tagged import call_section, tagged_arg, typed_value
+from ._layout import JSON_NAME_PATTERN, FormatDefinition, FormatOptions, Layout, ReasoningStyle, Section, think_triggers
+from ._tagged import tagged_arg, typed_value
 
-__all__ = ["build_m1", "build_m3"]
+__all__ = ["M1", "build_m3"]
 
 NS = "]<]minimax[>["
 M3_OPEN, M3_CLOSE = NS + "<tool_call>", NS + "</tool_call>"
 INVOKE_OPEN, INVOKE_CLOSE = NS + '<invoke name="', NS + "</invoke>"
 M3_STYLE = ReasoningStyle("<mm:think>", "</mm:think>")
-M3_PRESERVED = (NS, "<tool_call>", "</tool_call>", M3_STYLE.open, M3_STYLE.close)
+M3_NAMES = r'<invoke name="([\w.-]+)'
 
 M1_OPEN, M1_CLOSE = "<tool_calls>", "</tool_calls>"
 M1_STARTS = ("\n\n" + M1_OPEN, "\n" + M1_OPEN, " " + M1_OPEN, M1_OPEN)
@@ -66,32 +67,31 @@ def _m3_invoke(spec: ToolSpec) -> Parser:
     return rule(spec.rule, tool(head + args + gap() + tool_close(INVOKE_CLOSE)))
 
 
+_M3 = Layout(
+    reasoning=M3_STYLE,
+    calls=Section(M3_OPEN, M3_CLOSE, _m3_invoke, markers=(NS, "<tool_call>", "</tool_call>"), name_pattern=M3_NAMES),
+)
+
+
 def build_m3(options: FormatOptions) -> FormatDefinition:
     """The ``minimax-m3`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        calls = call_section(options, [M3_OPEN], tool_choice_of(options.active_tools, _m3_invoke), M3_CLOSE)
-    parser = standard_layout(options, style=M3_STYLE, tool_starts=[M3_OPEN], calls=calls)
-    if options.reasoning_format != "none" and not options.thinking_forced_open:
-        # A bare closer first (thinking off) is framing; a forced-open block already reads it as empty reasoning.
-        parser = optional(block(literal(M3_STYLE.close))) + parser
-    return FormatDefinition(
-        parser=parser,
-        triggers=think_triggers(options, M3_STYLE, [M3_OPEN]),
-        preserved_tokens=M3_PRESERVED,
-        content_prefix=content_prefix(options, M3_STYLE),
-    )
+    definition = _M3.build(options)
+    if options.reasoning_format == "none" or options.thinking_forced_open:
+        return definition
+    # A bare closer first (thinking off) is framing; a forced-open block already reads it as empty reasoning.
+    return replace(definition, parser=optional(block(literal(M3_STYLE.close))) + definition.parser)
 
 
-def build_m1(options: FormatOptions) -> FormatDefinition:
-    """The ``minimax-m1`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, json_tool_call)
-        calls = call_section(options, M1_STARTS, call, M1_CLOSE, closer_optional=True)
-    return FormatDefinition(
-        parser=standard_layout(options, style=M1_STYLE, tool_starts=M1_STARTS, calls=calls),
-        triggers=think_triggers(options, M1_STYLE, [M1_OPEN]),
-        preserved_tokens=(M1_STYLE.open, M1_STYLE.close, M1_OPEN, M1_CLOSE),
-        content_prefix=content_prefix(options, M1_STYLE),
-    )
+#: ``minimax-m1``: one JSON call object per line in ``<tool_calls>``; the whitespace before it is framing.
+M1 = Layout(
+    reasoning=M1_STYLE,
+    calls=Section(
+        M1_STARTS,
+        M1_CLOSE,
+        json_tool_call,
+        close_optional=True,
+        name_pattern=JSON_NAME_PATTERN,
+        markers=(M1_OPEN, M1_CLOSE),
+    ),
+    triggers=lambda options: think_triggers(options, M1_STYLE, [M1_OPEN]),
+)

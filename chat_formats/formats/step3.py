@@ -50,4 +50,5 @@ def build(options: FormatOptions) -> FormatDefinition:
         triggers=think_triggers(options, STYLE, [SECTION_OPEN]),
         preserved_tokens=PRESERVED,
         content_prefix=content_prefix(options, STYLE),
+        tool_name_pattern=r'<steptml:invoke name="([\w.-]+)',
     )

@@ -18,52 +18,34 @@ String values are raw text, others JSON typed by the tool's schema; whitespace b
 
 from __future__ import annotations
 
-from peg import Parser, literal, optional, zero_or_more
+from dataclasses import replace
 
-from ..builder import block, gap, tool_choice_of, xml_tool_call
+from peg import Parser, literal, optional
+
+from ..builder import ToolSpec, block, gap, xml_tool_call
 from . import glm, minimax
-from ._layout import (
-    FormatDefinition,
-    FormatOptions,
-    ReasoningStyle,
-    content_prefix,
-    repeat_calls,
-    standard_layout,
-    think_triggers,
-)
+from ._layout import FormatDefinition, FormatOptions, Layout, ReasoningStyle, Section
 
-__all__ = ["build_dots", "build_ling3"]
+__all__ = ["DOTS", "build_ling3"]
 
 DOTS_OPEN, DOTS_CLOSE = "<dots_function_call>", "</dots_function_call>"
-DOTS_STYLE = ReasoningStyle("<think>", "</think>")
 LING_ROLE = "<role>ASSISTANT</role>"
 LING_STYLE = ReasoningStyle("<think>", "</think>", ends_at_tools=True, prompt_opener="<think>")
 
 
-def build_dots(options: FormatOptions) -> FormatDefinition:
-    """The ``dots`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        invoke = tool_choice_of(options.active_tools, lambda spec: xml_tool_call(spec, minimax.MARKERS))
-        invokes: Parser = invoke + zero_or_more(gap() + invoke) if options.parallel_tool_calls else invoke
-        calls = repeat_calls(options, DOTS_OPEN + gap() + invokes + gap() + DOTS_CLOSE)
-    return FormatDefinition(
-        parser=standard_layout(options, style=DOTS_STYLE, tool_starts=[DOTS_OPEN], calls=calls),
-        triggers=think_triggers(options, DOTS_STYLE, [DOTS_OPEN]),
-        preserved_tokens=(DOTS_STYLE.open, DOTS_STYLE.close, DOTS_OPEN, DOTS_CLOSE),
-        content_prefix=content_prefix(options, DOTS_STYLE),
-    )
+def _invoke(spec: ToolSpec) -> Parser:
+    return xml_tool_call(spec, minimax.MARKERS)
+
+
+#: ``dots``: one or more ``<invoke>`` calls per wrapper, wrappers repeated.
+DOTS = Layout(
+    reasoning=ReasoningStyle("<think>", "</think>"),
+    calls=Section(DOTS_OPEN, DOTS_CLOSE, _invoke, repeated=True, name_pattern=r'<invoke name="([\w.-]+)'),
+)
+_LING = replace(glm.FORMAT, reasoning=LING_STYLE)
 
 
 def build_ling3(options: FormatOptions) -> FormatDefinition:
-    """The ``ling-3`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        calls = repeat_calls(options, tool_choice_of(options.active_tools, lambda s: xml_tool_call(s, glm.MARKERS)))
-    layout = standard_layout(options, style=LING_STYLE, tool_starts=[glm.OPEN], calls=calls)
-    return FormatDefinition(
-        parser=optional(block(literal(LING_ROLE) + gap())) + layout,
-        triggers=think_triggers(options, LING_STYLE, [glm.OPEN]),
-        preserved_tokens=glm.PRESERVED,
-        content_prefix=content_prefix(options, LING_STYLE),
-    )
+    """The ``ling-3`` definition for ``options``: GLM 4.5's, after an optional role opener."""
+    definition = _LING.build(options)
+    return replace(definition, parser=optional(block(literal(LING_ROLE) + gap())) + definition.parser)

@@ -14,6 +14,7 @@ from . import (
     cohere,
     command_r,
     content_only,
+    deepseek_dsml,
     deepseek_r1,
     functionary,
     gemma,
@@ -23,12 +24,16 @@ from . import (
     gpt_oss,
     granite,
     hermes,
+    hunyuan,
     inkling,
+    json_wrapped,
     k2_horizon,
     kimi_k2,
+    kimi_xtml,
     llama,
     llm_jp,
     minimax,
+    minimax_m1_m3,
     mistral,
     muse_glimmer,
     nemotron,
@@ -36,7 +41,9 @@ from . import (
     pythonic,
     qwen3_coder,
     seed_oss,
+    step3,
     telechat,
+    xml_invoke,
 )
 from ._layout import FormatDefinition, FormatOptions
 
@@ -85,10 +92,25 @@ BUILDERS: dict[str, Builder] = {
     "muse-glimmer": muse_glimmer.build,
     "llm-jp-harmony": llm_jp.build,
     "telechat-4": telechat.build,
+    "deepseek-v3": deepseek_dsml.V3,
+    "deepseek-v3.2": deepseek_dsml.V32,
+    "deepseek-v4": deepseek_dsml.V4,
+    "kimi-k3": kimi_xtml.build_k3,
+    "kimi-k1.5": kimi_xtml.build_k15,
+    "minimax-m3": minimax_m1_m3.build_m3,
+    "minimax-m1": minimax_m1_m3.M1,
+    "step-3": step3.build,
+    "hunyuan-hy-v3": hunyuan.HY_V3,
+    "hunyuan-a13b": hunyuan.build_a13b,
+    "dots": xml_invoke.DOTS,
+    "ling-3": xml_invoke.build_ling3,
+    "longcat": json_wrapped.LONGCAT,
+    "internlm2": json_wrapped.INTERNLM2,
+    "intern-s1": json_wrapped.INTERN_S1,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
-WITHOUT_CALLS: frozenset[str] = frozenset({"content-only"})
+WITHOUT_CALLS: frozenset[str] = frozenset({"content-only", "kimi-k1.5"})
 
 ALIASES: dict[str, str] = {
     "qwen2.5": "hermes",
@@ -97,6 +119,10 @@ ALIASES: dict[str, str] = {
     "functionary-v3.1": "functionary-v3.1-llama-3.1",
     "gigachat-3.1": "gigachat-3",
     "cohere2-moe": "cohere-command-4",
+    "deepseek-v3-0324": "deepseek-v3",
+    "minimax-text-01": "minimax-m1",
+    "bailing-v3": "ling-3",
+    "longcat-flash": "longcat",
 }
 
 

@@ -16,17 +16,24 @@ from . import (
     functionary,
     generic,
     glm,
+    glm_kin,
     gpt_oss,
     granite,
     hermes,
+    hermes_kin,
+    json_calls,
     kimi_k2,
     llama,
+    minicpm,
     minimax,
     mistral,
     nemotron,
+    olmo,
     pythonic,
     qwen3_coder,
     seed_oss,
+    solar,
+    step,
 )
 from ._layout import FormatDefinition, FormatOptions
 
@@ -62,6 +69,18 @@ BUILDERS: dict[str, Builder] = {
     "functionary-v3.1-llama-3.1": functionary.build_v3_1,
     "functionary-v3.2": functionary.build_v3_2,
     "firefunction-v2": llama.build_firefunction_v2,
+    "step-3.5": step.build_step35,
+    "poolside-v1": glm_kin.build_poolside_v1,
+    "spark-2.5": glm_kin.build_spark25,
+    "minicpm-5": minicpm.build,
+    "ernie-4.5": hermes_kin.build_ernie45,
+    "granite-4": hermes_kin.build_granite4,
+    "olmo-3": olmo.build,
+    "xlam": json_calls.build_xlam,
+    "jamba": json_calls.build_jamba,
+    "phi-4-mini": json_calls.build_phi4_mini,
+    "granite-20b-fc": json_calls.build_granite_20b_fc,
+    "solar-open-2": solar.build,
 }
 
 #: Formats with no tool-call syntax: a request that forces a call cannot be honoured by them.
@@ -72,6 +91,11 @@ ALIASES: dict[str, str] = {
     "glm-4.6": "glm-4.5",
     "glm-4.7": "glm-4.5",
     "functionary-v3.1": "functionary-v3.1-llama-3.1",
+    # Same syntax; only how the prompt opens the reasoning differs (thinking_forced_open).
+    "nemotron-3": "qwen3-coder",
+    "reka": "hermes",
+    "holo2": "hermes",
+    "arcee-trinity": "qwen3",
 }
 
 

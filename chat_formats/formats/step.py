@@ -1,0 +1,73 @@
+"""StepFun Step 3.5 Flash (``step-3.5``): Qwen3-Coder's XML calls after a ``<think>`` block the prompt opens::
+
+    The user wants the weather.
+    </think>
+    <tool_call>
+    <function=get_weather>
+    <parameter=city>
+    Paris
+    </parameter>
+    </function>
+    </tool_call>
+
+Calls are those of ``qwen3-coder`` (string parameters raw, one framing newline on each side removed; other
+parameters JSON typed by the tool's schema). Step 3.5 writes a newline right before and right after
+``</think>``: one newline on each side of the closer is framing (neither reasoning nor content), as vLLM's
+Step 3.5 reasoning parser reads it. Only ``</think>`` ends the reasoning: a call quoted inside it stays reasoning.
+The prompt opens the block when thinking is on (``thinking_forced_open``); an opener the model repeats is absorbed.
+
+NVIDIA Nemotron 3 writes the same calls after the same block without the framing newlines: it is the alias
+``nemotron-3`` of ``qwen3-coder`` (whose reasoning also ends only at ``</think>``).
+"""
+
+from __future__ import annotations
+
+from peg import Parser, choice, one_or_more, optional, until_one_of
+
+from ..builder import block, gap, reasoning, tool_choice_of, xml_tool_call
+from ._layout import (
+    FormatDefinition,
+    FormatOptions,
+    ReasoningStyle,
+    content_prefix,
+    repeat_calls,
+    standard_layout,
+    think_triggers,
+)
+
+__all__ = ["build_step35"]
+
+OPEN, CLOSE = "<tool_call>", "</tool_call>"
+THINK = ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n")
+# The closer with its framing newline before it (tried first) or without.
+CLOSERS = ("\n" + THINK.close, THINK.close)
+
+
+def _reasoning(options: FormatOptions) -> Parser | None:
+    """The reasoning block with Step 3.5's framing newlines, or None when reasoning stays in the content."""
+    if options.reasoning_format == "none":
+        return None
+    body = reasoning(until_one_of(CLOSERS))
+    close = choice(*CLOSERS) + optional("\n")
+    # With a forced call the block must be closed, as in the standard layout: a call never hides in reasoning.
+    closer = close if options.calls_forced else optional(close)
+    openers = one_or_more(THINK.open)
+    if options.thinking_forced_open:
+        return block(optional(gap() + openers) + body + closer)
+    return optional(block(gap() + openers + body + closer))
+
+
+def build_step35(options: FormatOptions) -> FormatDefinition:
+    """The ``step-3.5`` definition for ``options``."""
+    calls = None
+    if options.calls_enabled:
+        call = tool_choice_of(options.active_tools, xml_tool_call)
+        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE)
+    layout = standard_layout(options, style=None, tool_starts=[OPEN], calls=calls)
+    head = _reasoning(options)
+    return FormatDefinition(
+        parser=layout if head is None else head + layout,
+        triggers=think_triggers(options, THINK, [OPEN]),
+        preserved_tokens=(THINK.open, THINK.close, OPEN, CLOSE),
+        content_prefix=content_prefix(options, THINK),
+    )

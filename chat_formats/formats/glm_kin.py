@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from peg import Parser
 
-from ..builder import ToolSpec, tool_choice_of, xml_tool_call
+from ..builder import ToolSpec, gap, tool_choice_of, xml_tool_call
 from ._layout import (
     FormatDefinition,
     FormatOptions,
@@ -46,7 +46,9 @@ def _call(spec: ToolSpec) -> Parser:
 def _build(options: FormatOptions, style: ReasoningStyle | None) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
-        calls = repeat_calls(options, tool_choice_of(options.active_tools, _call))
+        # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
+        # must accept the newline models write after their last call.
+        calls = repeat_calls(options, tool_choice_of(options.active_tools, _call) + gap())
     reasoning_tokens = (style.open, style.close) if style is not None else ()
     return FormatDefinition(
         parser=standard_layout(options, style=style, tool_starts=[OPEN], calls=calls),

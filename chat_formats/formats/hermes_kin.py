@@ -55,7 +55,9 @@ def build_ernie45(options: FormatOptions) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, json_tool_call)
-        calls = repeat_calls(options, choice(*ERNIE_STARTS) + gap() + call + gap() + CLOSE)
+        # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
+        # must accept the newline models write after their last call.
+        calls = repeat_calls(options, choice(*ERNIE_STARTS) + gap() + call + gap() + CLOSE + gap())
     return FormatDefinition(
         parser=standard_layout(options, style=THINK, tool_starts=ERNIE_STARTS, calls=calls, response=RESPONSE),
         triggers=think_triggers(options, THINK, ERNIE_STARTS),
@@ -69,7 +71,7 @@ def build_granite4(options: FormatOptions) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, json_tool_call)
-        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE)
+        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE + gap())
     return FormatDefinition(
         parser=standard_layout(options, style=None, tool_starts=[OPEN], calls=calls),
         triggers=think_triggers(options, None, [OPEN]),

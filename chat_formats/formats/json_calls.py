@@ -78,7 +78,8 @@ def build_xlam(options: FormatOptions) -> FormatDefinition:
                 TOOL_CALLS_TAG + gap() + array,
                 TOOL_CALL_OPEN + gap() + array + gap() + TOOL_CALL_CLOSE,
                 array,
-            ),
+            )
+            + gap(),
         )
         calls = section if options.calls_forced else optional(section)
     return FormatDefinition(
@@ -138,7 +139,9 @@ def build_granite_20b_fc(options: FormatOptions) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, json_tool_call)
-        calls = repeat_calls(options, FUNCTION_CALL + gap() + call)
+        # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
+        # must accept the newline models write after their last call.
+        calls = repeat_calls(options, FUNCTION_CALL + gap() + call + gap())
     return FormatDefinition(
         parser=standard_layout(options, style=None, tool_starts=[FUNCTION_CALL], calls=calls),
         triggers=think_triggers(options, None, [FUNCTION_CALL]),

@@ -88,7 +88,9 @@ def build(options: FormatOptions) -> FormatDefinition:
     """The ``minicpm-5`` definition for ``options``."""
     calls = None
     if options.calls_enabled:
-        calls = repeat_calls(options, tool_choice_of(options.active_tools, _call))
+        # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
+        # must accept the newline models write after their last call.
+        calls = repeat_calls(options, tool_choice_of(options.active_tools, _call) + gap())
     return FormatDefinition(
         parser=standard_layout(options, style=THINK, tool_starts=[FUNCTION_OPEN], calls=calls),
         triggers=think_triggers(options, THINK, [FUNCTION_OPEN]),

@@ -35,7 +35,7 @@ THINK = ReasoningStyle("<think>", "</think>", prompt_opener="<think>")
 def _calls(options: FormatOptions) -> Parser:
     call = block(tool_choice_of(options.active_tools, pythonic_call))
     body = call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
-    section = block(trigger_rule("tool-calls", OPEN + gap() + body + optional(gap() + CLOSE)))
+    section = block(trigger_rule("tool-calls", OPEN + gap() + body + optional(gap() + CLOSE) + gap()))
     return section if options.calls_forced else optional(section)
 
 

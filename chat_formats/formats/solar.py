@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from peg import Parser
 
-from ..builder import ToolSpec, XmlMarkers, tool_choice_of, xml_tool_call
+from ..builder import ToolSpec, XmlMarkers, gap, tool_choice_of, xml_tool_call
 from ._layout import (
     FormatDefinition,
     FormatOptions,
@@ -50,7 +50,9 @@ def build(options: FormatOptions) -> FormatDefinition:
     """The ``solar-open-2`` definition for ``options``."""
     calls = None
     if options.calls_enabled:
-        calls = repeat_calls(options, tool_choice_of(options.active_tools, _call))
+        # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
+        # must accept the newline models write after their last call.
+        calls = repeat_calls(options, tool_choice_of(options.active_tools, _call) + gap())
     return FormatDefinition(
         parser=standard_layout(options, style=THINK, tool_starts=[CALL_OPEN], calls=calls),
         triggers=think_triggers(options, THINK, [CALL_OPEN]),

@@ -62,7 +62,9 @@ def build_step35(options: FormatOptions) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, xml_tool_call)
-        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE)
+        # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
+        # must accept the newline models write after their last call.
+        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE + gap())
     layout = standard_layout(options, style=None, tool_starts=[OPEN], calls=calls)
     head = _reasoning(options)
     return FormatDefinition(

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from . import (
     apertus,
     apriel,
+    coder_xml,
     command_r,
     content_only,
     deepseek_r1,
@@ -33,7 +34,6 @@ from . import (
     qwen3_coder,
     seed_oss,
     solar,
-    step,
 )
 from ._layout import FormatDefinition, FormatOptions
 
@@ -69,7 +69,8 @@ BUILDERS: dict[str, Builder] = {
     "functionary-v3.1-llama-3.1": functionary.build_v3_1,
     "functionary-v3.2": functionary.build_v3_2,
     "firefunction-v2": llama.build_firefunction_v2,
-    "step-3.5": step.build_step35,
+    "step-3.5": coder_xml.build_step35,
+    "nemotron-3": coder_xml.build_nemotron3,
     "poolside-v1": glm_kin.build_poolside_v1,
     "spark-2.5": glm_kin.build_spark25,
     "minicpm-5": minicpm.build,
@@ -92,7 +93,6 @@ ALIASES: dict[str, str] = {
     "glm-4.7": "glm-4.5",
     "functionary-v3.1": "functionary-v3.1-llama-3.1",
     # Same syntax; only how the prompt opens the reasoning differs (thinking_forced_open).
-    "nemotron-3": "qwen3-coder",
     "reka": "hermes",
     "holo2": "hermes",
     "arcee-trinity": "qwen3",

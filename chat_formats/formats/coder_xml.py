@@ -1,4 +1,5 @@
-"""StepFun Step 3.5 Flash (``step-3.5``): Qwen3-Coder's XML calls after a ``<think>`` block the prompt opens::
+"""Qwen3-Coder's XML calls after a ``<think>`` block the prompt opens: StepFun Step 3.5 Flash (``step-3.5``) and
+NVIDIA Nemotron 3 (``nemotron-3``)::
 
     The user wants the weather.
     </think>
@@ -11,13 +12,13 @@
     </tool_call>
 
 Calls are those of ``qwen3-coder`` (string parameters raw, one framing newline on each side removed; other
-parameters JSON typed by the tool's schema). Step 3.5 writes a newline right before and right after
-``</think>``: one newline on each side of the closer is framing (neither reasoning nor content), as vLLM's
-Step 3.5 reasoning parser reads it. Only ``</think>`` ends the reasoning: a call quoted inside it stays reasoning.
-The prompt opens the block when thinking is on (``thinking_forced_open``); an opener the model repeats is absorbed.
+parameters JSON typed by the tool's schema); whitespace after a call belongs to it (Nemotron ends its calls with
+a newline). Only ``</think>`` ends the reasoning: a call quoted inside it stays reasoning. The prompt opens the
+block when thinking is on (``thinking_forced_open``); an opener the model repeats is absorbed.
 
-NVIDIA Nemotron 3 writes the same calls after the same block without the framing newlines: it is the alias
-``nemotron-3`` of ``qwen3-coder`` (whose reasoning also ends only at ``</think>``).
+Step 3.5 writes a newline right before and right after ``</think>``: one newline on each side of the closer is
+framing (neither reasoning nor content), as vLLM's Step 3.5 reasoning parser reads it. Nemotron 3's reasoning is
+DeepSeek R1's (vLLM, SGLang): every character up to ``</think>`` is reasoning.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ._layout import (
     think_triggers,
 )
 
-__all__ = ["build_step35"]
+__all__ = ["build_nemotron3", "build_step35"]
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 THINK = ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n")
@@ -57,19 +58,28 @@ def _reasoning(options: FormatOptions) -> Parser | None:
     return optional(block(gap() + openers + body + closer))
 
 
-def build_step35(options: FormatOptions) -> FormatDefinition:
-    """The ``step-3.5`` definition for ``options``."""
+def _build(options: FormatOptions, *, trimmed: bool) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, xml_tool_call)
         # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
         # must accept the newline models write after their last call.
         calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE + gap())
-    layout = standard_layout(options, style=None, tool_starts=[OPEN], calls=calls)
-    head = _reasoning(options)
+    layout = standard_layout(options, style=None if trimmed else THINK, tool_starts=[OPEN], calls=calls)
+    head = _reasoning(options) if trimmed else None
     return FormatDefinition(
         parser=layout if head is None else head + layout,
         triggers=think_triggers(options, THINK, [OPEN]),
         preserved_tokens=(THINK.open, THINK.close, OPEN, CLOSE),
         content_prefix=content_prefix(options, THINK),
     )
+
+
+def build_step35(options: FormatOptions) -> FormatDefinition:
+    """The ``step-3.5`` definition for ``options``."""
+    return _build(options, trimmed=True)
+
+
+def build_nemotron3(options: FormatOptions) -> FormatDefinition:
+    """The ``nemotron-3`` definition for ``options``."""
+    return _build(options, trimmed=False)

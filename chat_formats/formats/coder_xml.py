@@ -17,8 +17,10 @@ a newline). Only ``</think>`` ends the reasoning: a call quoted inside it stays 
 block when thinking is on (``thinking_forced_open``); an opener the model repeats is absorbed.
 
 Step 3.5 writes a newline right before and right after ``</think>``: one newline on each side of the closer is
-framing (neither reasoning nor content), as vLLM's Step 3.5 reasoning parser reads it. Nemotron 3's reasoning is
-DeepSeek R1's (vLLM, SGLang): every character up to ``</think>`` is reasoning.
+framing (neither reasoning nor content), as vLLM's Step 3.5 reasoning parser reads it; and a call may come
+without its ``<tool_call>`` wrapper (``<function=get_weather>…</function>``), which vLLM's Step 3.5 tool parser
+accepts too. Nemotron 3's reasoning is DeepSeek R1's (vLLM, SGLang): every character up to ``</think>`` is
+reasoning.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ._layout import (
 __all__ = ["build_nemotron3", "build_step35"]
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
+FUNCTION_OPEN = "<function="
 THINK = ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n")
 # The closer with its framing newline before it (tried first) or without.
 CLOSERS = ("\n" + THINK.close, THINK.close)
@@ -58,18 +61,22 @@ def _reasoning(options: FormatOptions) -> Parser | None:
     return optional(block(gap() + openers + body + closer))
 
 
-def _build(options: FormatOptions, *, trimmed: bool) -> FormatDefinition:
+def _build(options: FormatOptions, *, trimmed: bool, bare: bool) -> FormatDefinition:
+    """``trimmed``: Step 3.5's framing newlines around ``</think>``; ``bare``: calls may leave out the
+    ``<tool_call>`` wrapper."""
+    starts = [OPEN, FUNCTION_OPEN] if bare else [OPEN]
     calls = None
     if options.calls_enabled:
         call = tool_choice_of(options.active_tools, xml_tool_call)
         # The whitespace after a call is part of the trigger rule: the lazy grammar holds only that rule and
         # must accept the newline models write after their last call.
-        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE + gap())
-    layout = standard_layout(options, style=None if trimmed else THINK, tool_starts=[OPEN], calls=calls)
+        wrapped = OPEN + gap() + call + gap() + CLOSE + gap()
+        calls = repeat_calls(options, choice(wrapped, call + gap()) if bare else wrapped)
+    layout = standard_layout(options, style=None if trimmed else THINK, tool_starts=starts, calls=calls)
     head = _reasoning(options) if trimmed else None
     return FormatDefinition(
         parser=layout if head is None else head + layout,
-        triggers=think_triggers(options, THINK, [OPEN]),
+        triggers=think_triggers(options, THINK, starts),
         preserved_tokens=(THINK.open, THINK.close, OPEN, CLOSE),
         content_prefix=content_prefix(options, THINK),
     )
@@ -77,9 +84,9 @@ def _build(options: FormatOptions, *, trimmed: bool) -> FormatDefinition:
 
 def build_step35(options: FormatOptions) -> FormatDefinition:
     """The ``step-3.5`` definition for ``options``."""
-    return _build(options, trimmed=True)
+    return _build(options, trimmed=True, bare=True)
 
 
 def build_nemotron3(options: FormatOptions) -> FormatDefinition:
     """The ``nemotron-3`` definition for ``options``."""
-    return _build(options, trimmed=False)
+    return _build(options, trimmed=False, bare=False)

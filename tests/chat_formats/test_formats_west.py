@@ -70,6 +70,13 @@ WEST: dict[str, list[Case]] = {
             reasoning="two",
             calls=[("add", ADD), ("ping_all", {"n": 3})],
         ),
+        Case(  # the <tool_call> wrapper may be left out
+            "ok</think>Sure.\n" + _q3c("ping_all", n="2")[len("<tool_call>\n") : -len("\n</tool_call>")],
+            reasoning="ok",
+            content="Sure.\n",
+            calls=[("ping_all", {"n": 2})],
+            options=FORCED,
+        ),
         Case(  # a call quoted in the reasoning stays reasoning
             "maybe <tool_call> later</think>" + _q3c("write_file", path="a.py", content=CODE),
             reasoning="maybe <tool_call> later",

@@ -3,9 +3,9 @@
     <think>…</think>Let me look.<function name="get_weather"><param name="city">Paris</param></function>
 
 String parameters are raw text up to ``</param>``, or wrapped in ``<![CDATA[…]]>`` (so a value may hold
-``</param>``; the markers are not part of the value); other parameters are JSON typed by the tool's schema.
-Parameters come in any order, each at most once; whitespace between calls and parameters is free. Only
-``</think>`` ends the reasoning (the prompt may open the block: ``thinking_forced_open``).
+``</param>``; the markers are not part of the value) unless the schema lists the texts; other parameters are
+JSON typed by the tool's schema. Parameters come in any order, each at most once; whitespace between calls and
+parameters is free. Only ``</think>`` ends the reasoning (the prompt may open the block: ``thinking_forced_open``).
 """
 
 from __future__ import annotations
@@ -67,12 +67,12 @@ def _arg(spec: ToolSpec, key: str) -> Parser:
     name = f"{spec.rule}-{key}"
     opener = tool_arg_open(PARAM_OPEN + tool_arg_name(key) + '">')
     closer = tool_arg_close(PARAM_CLOSE)
-    if schema_is_string(prop):
-        raw: Parser = until(PARAM_CLOSE)
-        if _listed_texts(prop):
-            raw = schema(raw, name, prop, raw=True)
+    if schema_is_string(prop) and _listed_texts(prop):
+        # Listed texts need no CDATA (none holds the closer): the grammar offers exactly them.
+        value = tool_arg_string_value(schema(until(PARAM_CLOSE), name, prop, raw=True)) + closer
+    elif schema_is_string(prop):
         cdata = CDATA_OPEN + tool_arg_string_value(until(CDATA_CLOSE)) + CDATA_CLOSE + closer
-        value = choice(cdata, tool_arg_string_value(raw) + closer)
+        value = choice(cdata, tool_arg_string_value(until(PARAM_CLOSE)) + closer)
     else:
         value = tool_arg_json_value(schema(until(PARAM_CLOSE), name, prop)) + closer
     return tool_arg(opener + value)

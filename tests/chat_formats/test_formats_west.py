@@ -9,12 +9,16 @@ import itertools
 import json
 from typing import Any
 
+import jsonschema
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatFormat, ChatMessage, get_format
 from gbnf_backend import Grammar
+from gbnf_backend.vocab import Vocabulary
+from tests.chat_formats import test_roundtrip as roundtrip
 from tests.chat_formats.corpus import JUDGED, Sample, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
 from tests.chat_formats.test_grammar import trigger_start
@@ -497,3 +501,59 @@ def test_every_west_label_has_corpus_coverage() -> None:
     least = {"step-3.5": 39, "nemotron-3": 18, "olmo-3": 33, "reka": 14, "ernie-4.5": 12, "holo2": 8, "xlam": 7}
     for name, n in least.items():
         assert counts[name] >= n, (name, counts)
+
+
+# --- round trip: what the grammar lets a model write over the tekken vocabulary parses into valid calls ----------
+# Text before the trigger and the trigger text, as ``test_roundtrip.SETUPS`` has them for the older formats.
+ROUND_TRIP = {
+    "step-3.5": ("<think>{free}\n</think>\n", "<tool_call>"),
+    "nemotron-3": ("<think>{free}</think>\n", "<tool_call>"),
+    "poolside-v1": ("<think>{free}</think>\n", "<tool_call>"),
+    "spark-2.5": ("{free}", "<tool_call>"),
+    "minicpm-5": ("<think>{free}</think>", '<function name="'),
+    "ernie-4.5": ("<think>{free}</think>", "\n<tool_call>"),
+    "granite-4": ("{free}", "<tool_call>"),
+    "olmo-3": ("<think>{free}</think>", "<function_calls>"),
+    "xlam": ("<think>{free}</think>{free}", "```json"),
+    "jamba": ("{free}", " <tool_calls>"),
+    "phi-4-mini": ("{free} ", "functools["),
+    "granite-20b-fc": ("{free}\n", "<function_call>"),
+    "solar-open-2": ("<|think:start|>{free}<|think:end|>", "<|tool_call:start|>"),
+}
+
+
+@pytest.fixture(scope="module")
+def tekken() -> Vocabulary:
+    return Vocabulary.from_tekken()
+
+
+@pytest.fixture(scope="module")
+def structural_bias(tekken: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """Random logits tilted towards tokens with markup characters and away from blank or long tokens, so that a
+    sample reaches its closing markers within the step budget."""
+    out = np.zeros(tekken.size)
+    for i, piece in enumerate(tekken.token_bytes):
+        if any(c in piece for c in (b'"', b"}", b"]", b">", b"|", b")")):
+            out[i] = 6.0
+        if piece.strip() == b"":
+            out[i] = -6.0
+        elif len(piece) > 6:
+            out[i] -= 2.0
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIP))
+def test_grammar_samples_over_tekken_parse_into_valid_calls(
+    name: str, tekken: Vocabulary, structural_bias: np.ndarray[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(roundtrip.SETUPS, name, ROUND_TRIP[name])
+    monkeypatch.setattr(roundtrip, "CLOSERS", (*roundtrip.CLOSERS, "]]>"))  # MiniCPM 5's CDATA closer
+    fmt = get_format(name, tools=TOOLS)
+    for seed in roundtrip.SEEDS[:2]:
+        output = roundtrip.sample(fmt, tekken, structural_bias, seed)
+        message = fmt.parse(output)
+        assert message.warnings == [], (output, message.warnings)
+        assert message.tool_calls, output
+        for call in message.tool_calls:
+            jsonschema.validate(call.function.parsed_arguments(), roundtrip.SCHEMAS[call.function.name])
+        assert _streamed(fmt, [output[i : i + 5] for i in range(0, len(output), 5)]).tool_calls == message.tool_calls

@@ -1,6 +1,7 @@
 """The format registry: canonical names (and aliases) → the module function that builds a definition.
 
-Each family is a small declarative module in this package; adding a format is one entry here.
+Each family is a small declarative module in this package (most are one :class:`~._layout.Layout` value;
+see ``_layout.py`` for how to add a format); adding a format is one entry here.
 """
 
 from __future__ import annotations
@@ -42,29 +43,29 @@ __all__ = ["ALIASES", "BUILDERS", "WITHOUT_CALLS", "Builder", "canonical_name"]
 Builder = Callable[[FormatOptions], FormatDefinition]
 
 BUILDERS: dict[str, Builder] = {
-    "hermes": hermes.build_hermes,
-    "qwen3": hermes.build_qwen3,
-    "qwen3-coder": qwen3_coder.build,
-    "deepseek-r1": deepseek_r1.build,
-    "mistral-nemo": mistral.build_nemo,
-    "ministral-3": mistral.build_ministral3,
+    "hermes": hermes.HERMES,
+    "qwen3": hermes.QWEN3,
+    "qwen3-coder": qwen3_coder.FORMAT,
+    "deepseek-r1": deepseek_r1.R1,
+    "mistral-nemo": mistral.NEMO,
+    "ministral-3": mistral.MINISTRAL3,
     "gpt-oss": gpt_oss.build,
-    "kimi-k2": kimi_k2.build,
-    "deepseek-v3.1": deepseek_r1.build_v31,
-    "granite": granite.build,
-    "command-r7b": command_r.build,
-    "nemotron-v2": nemotron.build,
-    "apertus": apertus.build,
-    "apriel-1.5": apriel.build,
+    "kimi-k2": kimi_k2.FORMAT,
+    "deepseek-v3.1": deepseek_r1.V31,
+    "granite": granite.FORMAT,
+    "command-r7b": command_r.FORMAT,
+    "nemotron-v2": nemotron.FORMAT,
+    "apertus": apertus.FORMAT,
+    "apriel-1.5": apriel.FORMAT,
     "generic": generic.build,
     "content-only": content_only.build,
-    "magistral": mistral.build_magistral,
+    "magistral": mistral.MAGISTRAL,
     "pythonic": pythonic.build_pythonic,
     "lfm2": pythonic.build_lfm2,
-    "glm-4.5": glm.build,
-    "minimax-m2": minimax.build,
-    "seed-oss": seed_oss.build,
-    "xiaomi-mimo": hermes.build_mimo,
+    "glm-4.5": glm.FORMAT,
+    "minimax-m2": minimax.FORMAT,
+    "seed-oss": seed_oss.FORMAT,
+    "xiaomi-mimo": hermes.MIMO,
     "llama3": llama.build_llama3,
     "functionary-v3.1-llama-3.1": functionary.build_v3_1,
     "functionary-v3.2": functionary.build_v3_2,

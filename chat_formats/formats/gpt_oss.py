@@ -96,4 +96,9 @@ def build(options: FormatOptions) -> FormatDefinition:
         Trigger.pattern(r"<\|start\|>assistant to=functions\."),
         Trigger.pattern_full(r"( to=functions\.)[\s\S]*"),
     )
-    return FormatDefinition(parser=parser + gap() + end(), triggers=triggers, preserved_tokens=PRESERVED)
+    return FormatDefinition(
+        parser=parser + gap() + end(),
+        triggers=triggers,
+        preserved_tokens=PRESERVED,
+        tool_name_pattern=r"to=functions\.([\w.-]+)",
+    )

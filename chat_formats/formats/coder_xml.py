@@ -29,6 +29,7 @@ from peg import Parser, choice, one_or_more, optional, until_one_of
 
 from ..builder import block, gap, reasoning, tool_choice_of, xml_tool_call
 from ._layout import (
+    XML_FUNCTION_PATTERN,
     FormatDefinition,
     FormatOptions,
     ReasoningStyle,
@@ -79,6 +80,7 @@ def _build(options: FormatOptions, *, trimmed: bool, bare: bool) -> FormatDefini
         triggers=think_triggers(options, THINK, starts),
         preserved_tokens=(THINK.open, THINK.close, OPEN, CLOSE),
         content_prefix=content_prefix(options, THINK),
+        tool_name_pattern=XML_FUNCTION_PATTERN,
     )
 
 

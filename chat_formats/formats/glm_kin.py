@@ -55,6 +55,7 @@ def _build(options: FormatOptions, style: ReasoningStyle | None) -> FormatDefini
         triggers=think_triggers(options, style, [OPEN]),
         preserved_tokens=(*reasoning_tokens, *CALL_TOKENS),
         content_prefix=content_prefix(options, style),
+        tool_name_pattern=r"<tool_call>\s*([\w.-]+)",
     )
 
 

@@ -32,6 +32,7 @@ from peg import choice
 
 from ..builder import gap, json_tool_call, tool_choice_of
 from ._layout import (
+    JSON_NAME_PATTERN,
     FormatDefinition,
     FormatOptions,
     ReasoningStyle,
@@ -63,6 +64,7 @@ def build_ernie45(options: FormatOptions) -> FormatDefinition:
         triggers=think_triggers(options, THINK, ERNIE_STARTS),
         preserved_tokens=("<think>", "</think>", *RESPONSE, OPEN, CLOSE),
         content_prefix=content_prefix(options, THINK),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 
@@ -76,4 +78,5 @@ def build_granite4(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=[OPEN], calls=calls),
         triggers=think_triggers(options, None, [OPEN]),
         preserved_tokens=(OPEN, CLOSE),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )

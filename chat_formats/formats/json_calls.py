@@ -37,6 +37,7 @@ from peg import Parser, choice, optional, space, trigger_rule, zero_or_more
 
 from ..builder import ToolSpec, gap, json_tool_call, tool_choice_of
 from ._layout import (
+    JSON_NAME_PATTERN,
     FormatDefinition,
     FormatOptions,
     ReasoningStyle,
@@ -87,6 +88,7 @@ def build_xlam(options: FormatOptions) -> FormatDefinition:
         triggers=think_triggers(options, THINK, XLAM_STARTS),
         preserved_tokens=(THINK.open, THINK.close, TOOL_CALLS_TAG, TOOL_CALL_OPEN, TOOL_CALL_CLOSE),
         content_prefix=content_prefix(options, THINK),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 
@@ -105,6 +107,7 @@ def build_jamba(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=JAMBA_STARTS, calls=calls),
         triggers=think_triggers(options, None, JAMBA_STARTS),
         preserved_tokens=(JAMBA_OPEN, JAMBA_CLOSE),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 
@@ -127,6 +130,7 @@ def build_phi4_mini(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=[FUNCTOOLS + "["], calls=calls),
         triggers=think_triggers(options, None, [FUNCTOOLS + "["]),
         preserved_tokens=(FUNCTOOLS,),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 
@@ -146,4 +150,5 @@ def build_granite_20b_fc(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=[FUNCTION_CALL], calls=calls),
         triggers=think_triggers(options, None, [FUNCTION_CALL]),
         preserved_tokens=(FUNCTION_CALL,),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )

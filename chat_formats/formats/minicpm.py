@@ -96,4 +96,5 @@ def build(options: FormatOptions) -> FormatDefinition:
         triggers=think_triggers(options, THINK, [FUNCTION_OPEN]),
         preserved_tokens=PRESERVED,
         content_prefix=content_prefix(options, THINK),
+        tool_name_pattern=r'<function name="([\w.-]+)',
     )

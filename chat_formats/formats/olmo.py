@@ -47,4 +47,5 @@ def build(options: FormatOptions) -> FormatDefinition:
         triggers=think_triggers(options, THINK, [OPEN]),
         preserved_tokens=(THINK.open, THINK.close, OPEN, CLOSE),
         content_prefix=content_prefix(options, THINK),
+        tool_name_pattern=r"<function_calls>\s*([A-Za-z_][\w.-]*)\(",
     )

@@ -58,4 +58,5 @@ def build(options: FormatOptions) -> FormatDefinition:
         triggers=think_triggers(options, THINK, [CALL_OPEN]),
         preserved_tokens=PRESERVED,
         content_prefix=content_prefix(options, THINK),
+        tool_name_pattern=r"<\|tool_call:start\|>([\w.-]+)",
     )

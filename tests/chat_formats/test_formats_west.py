@@ -557,3 +557,28 @@ def test_grammar_samples_over_tekken_parse_into_valid_calls(
         for call in message.tool_calls:
             jsonschema.validate(call.function.parsed_arguments(), roundtrip.SCHEMAS[call.function.name])
         assert _streamed(fmt, [output[i : i + 5] for i in range(0, len(output), 5)]).tool_calls == message.tool_calls
+
+
+@pytest.mark.parametrize(
+    ("name", "out"),
+    [
+        ("step-3.5", _q3c("rm")),
+        ("nemotron-3", _q3c("rm")),
+        ("poolside-v1", "<tool_call>rm\n</tool_call>"),
+        ("spark-2.5", "<tool_call>rm</tool_call>"),
+        ("minicpm-5", _minicpm("rm")),
+        ("ernie-4.5", _hermes("rm", {})),
+        ("granite-4", _hermes("rm", {})),
+        ("olmo-3", "<function_calls>rm()</function_calls>"),
+        ("xlam", _arr(("rm", {}))),
+        ("jamba", "<tool_calls>" + _arr(("rm", {})) + "</tool_calls>"),
+        ("phi-4-mini", "functools" + _arr(("rm", {}))),
+        ("granite-20b-fc", '<function_call> {"name": "rm", "arguments": {}}'),
+        ("solar-open-2", _solar("rm")),
+    ],
+)
+def test_a_call_to_an_unknown_tool_is_returned_as_content_naming_it(name: str, out: str) -> None:
+    message = get_format(name, tools=TOOLS).parse(out)
+    assert message.tool_calls == []
+    assert message.content is not None and "rm" in message.content
+    assert any("unknown tool 'rm'" in w for w in message.warnings), message.warnings

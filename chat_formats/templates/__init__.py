@@ -6,7 +6,19 @@ renderings (see ``_derive.py``), with an :class:`AutoFormatReport` of what it co
     detect_format(tokenizer.chat_template)        # "qwen3-coder"
 """
 
+from ._auto import DERIVED_NAME, resolve_template
+from ._derive import AutoFormatReport, CallParts, derive_format
 from ._detect import SIGNATURES, Signature, detect_format
 from ._render import TemplateError
 
-__all__ = ["SIGNATURES", "Signature", "TemplateError", "detect_format"]
+__all__ = [
+    "DERIVED_NAME",
+    "SIGNATURES",
+    "AutoFormatReport",
+    "CallParts",
+    "Signature",
+    "TemplateError",
+    "derive_format",
+    "detect_format",
+    "resolve_template",
+]

@@ -79,6 +79,8 @@ def _assistant_part(source: str, prompt: str, message: dict[str, Any]) -> str:
     k = 0
     while k < min(len(full), len(prompt)) and full[k] == prompt[k]:
         k += 1
+    while k > 0 and full.rfind("<", 0, k) > full.rfind(">", 0, k):  # never split a marker
+        k = full.rfind("<", 0, k)
     return full[k:]
 
 

@@ -72,11 +72,14 @@ class HarmonyDialect:
         return literal(MESSAGE) + optional(" ") if self.spaced else literal(MESSAGE)
 
 
-GPT_OSS = HarmonyDialect()
+#: A call is closed by ``<|call|>``, or by ``<|end|>`` (openai-harmony reads that as a call too).
+GPT_OSS = HarmonyDialect(call_ends=(CALL, END))
 
 
 def _constrain(d: HarmonyDialect) -> Parser:
-    return optional(gap() + d.token(CONSTRAIN) + char_class("[A-Za-z0-9_.-]", 1, 32))
+    # The content type: `<|constrain|>json`, or the bare word the chat template renders (`commentary json`).
+    word = char_class("[A-Za-z0-9_.-]", 1, 32)
+    return optional(choice(gap() + d.token(CONSTRAIN) + word, " " + word))
 
 
 def _tool_message(spec: ToolSpec, d: HarmonyDialect) -> Parser:

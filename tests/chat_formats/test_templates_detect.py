@@ -86,8 +86,9 @@ REAL: dict[str, str | None] = {
     "upstage-Solar-Open-100B": None,
 }
 
-#: Formats no template can name: the fallbacks, and MiMo's calls, which are Hermes' with no marker of their own.
-UNDETECTABLE = {"generic", "content-only", "xiaomi-mimo"}
+#: Formats no template can name: the fallbacks; MiMo's Hermes calls, with no marker of their own; MiMo-V2-Flash's
+#: Qwen3-Coder calls (no template of it at hand; its markers are Qwen3-Coder's).
+UNDETECTABLE = {"generic", "content-only", "xiaomi-mimo", "mimo-v2"}
 
 
 def _source(path: Path) -> str:

@@ -136,26 +136,53 @@ def _inserted(base: str, longer: str) -> tuple[int, str]:
     return p, longer[p : len(longer) - s]
 
 
+def _reasoning_from_prompts(r: Renderings, report: AutoFormatReport) -> ReasoningStyle | None:
+    """The markers a template's generation prompt writes with thinking on and off: ``X<think>`` / ``X<think></think>``
+    (the prompt opens the block) or ``X`` / ``X<think></think>`` (an empty block closes thinking off)."""
+    on, off = r.prompt_thinking, r.prompt_no_thinking
+    if on is None or off is None or on == off:
+        return None
+    p = tag_safe_prefix(off, _lcp(on, off))
+    extra_off, extra_on = off[p:].strip(), on[p:].strip()
+    tags_off, tags_on = _TAG.findall(extra_off), _TAG.findall(extra_on)
+    if len(tags_off) == 2 and not extra_on and "".join(tags_off) == re.sub(r"\s+", "", extra_off):
+        style = ReasoningStyle(tags_off[0], tags_off[1])
+    elif len(tags_on) == 1 and extra_on == tags_on[0] and extra_off.startswith(tags_on[0]):
+        close = _TAG.match(extra_off[len(tags_on[0]) :].strip())
+        if close is None:
+            return None
+        style = ReasoningStyle(tags_on[0], close.group(0))
+        report.prompt_opens_reasoning = True
+        report.derived["prompt opens reasoning"] = "yes, with thinking on (use thinking_forced_open)"
+    else:
+        return None
+    report.derived["reasoning"] = f"{style.open} … {style.close} (from the generation prompts)"
+    return style
+
+
 def _reasoning(r: Renderings, report: AutoFormatReport) -> ReasoningStyle | None:
     if r.reasoning is None or PROBE_REASONING not in r.reasoning:
-        report.failures.append("reasoning: the template does not render the assistant's reasoning field")
-        return None
+        from_prompts = _reasoning_from_prompts(r, report)
+        if from_prompts is None:
+            report.failures.append("reasoning: the template does not render the assistant's reasoning field")
+        return from_prompts
     at = r.reasoning.index(PROBE_REASONING)
     before, after = r.reasoning[:at].rstrip(), r.reasoning[at + len(PROBE_REASONING) :].lstrip()
     opens = _TAG.findall(before)
     close = _TAG.match(after)
-    in_prompt = _TAG.findall(r.prompt.rstrip())
-    unopened = not opens or not before.endswith(opens[-1])
-    prompt_opened = bool(in_prompt) and r.prompt.rstrip().endswith(in_prompt[-1])
+    prompt = (r.prompt_thinking or r.prompt).rstrip()
+    in_prompt = _TAG.findall(prompt)
+    unopened = not opens or not before.endswith(opens[-1]) or opens[-1].startswith("</")
+    prompt_opened = bool(in_prompt) and prompt.endswith(in_prompt[-1])
     if unopened and prompt_opened and close is not None and in_prompt[-1].strip("<>/") == close.group(0).strip("<>/"):
         opens = [in_prompt[-1]]  # the generation prompt opened the block (``<think>``), the turn closes it
         before = opens[0]
-    if not opens or not before.endswith(opens[-1]) or close is None:
+    if not opens or not before.endswith(opens[-1]) or opens[-1].startswith("</") or close is None:
         report.failures.append(f"reasoning: no marker around it (rendered {r.reasoning[:120]!r})")
         return None
     style = ReasoningStyle(opens[-1], close.group(0))
     report.derived["reasoning"] = f"{style.open} … {style.close}"
-    report.prompt_opens_reasoning = r.prompt.rstrip().endswith(style.open)
+    report.prompt_opens_reasoning = prompt.endswith(style.open)
     if report.prompt_opens_reasoning:
         report.derived["prompt opens reasoning"] = "yes (use thinking_forced_open)"
     return style

@@ -55,6 +55,8 @@ class Renderings:
     generation prompt the parts follow."""
 
     prompt: str = ""
+    prompt_thinking: str | None = None
+    prompt_no_thinking: str | None = None
     content: str | None = None
     reasoning: str | None = None
     one_call: str | None = None
@@ -70,8 +72,8 @@ def _calls(n: int, as_text: bool) -> list[dict[str, Any]]:
     return out
 
 
-def _assistant_part(source: str, prompt: str, message: dict[str, Any]) -> str:
-    full = render(source, [_USER, message], tools=PROBE_TOOLS)
+def _assistant_part(source: str, prompt: str, message: dict[str, Any], **extra: Any) -> str:
+    full = render(source, [_USER, message], tools=PROBE_TOOLS, **extra)
     if full.startswith(prompt):
         return full[len(prompt) :]
     # The generation prompt is not a prefix (a template that renders the last turn differently): keep what
@@ -86,26 +88,44 @@ def _assistant_part(source: str, prompt: str, message: dict[str, Any]) -> str:
 
 def render_probes(source: str) -> Renderings:
     """The four probe renderings of ``source``. Raises :class:`TemplateError` only when the template does not
-    compile or cannot render even the generation prompt. Cost: up to nine renderings."""
+    compile or cannot render even the generation prompt. Cost: up to thirteen renderings."""
     out = Renderings(prompt=render(source, [_USER], tools=PROBE_TOOLS, add_generation_prompt=True))
+    for switch in (True, False):  # the two generation prompts tell the reasoning markers of templates that switch
+        try:
+            text = render(
+                source, [_USER], tools=PROBE_TOOLS, add_generation_prompt=True, enable_thinking=switch, thinking=switch
+            )
+        except TemplateError:
+            continue
+        setattr(out, "prompt_thinking" if switch else "prompt_no_thinking", text)
     reasoning = {"reasoning_content": PROBE_REASONING, "thinking": PROBE_REASONING, "reasoning": PROBE_REASONING}
     plain = {"role": "assistant", "content": PROBE_CONTENT}
-    attempts: dict[str, list[dict[str, Any]]] = {
-        "content": [plain],
-        "reasoning": [{**plain, **reasoning}],
-        "one_call": [{**plain, "tool_calls": _calls(1, t)} for t in (False, True)],
-        "two_calls": [{**plain, "tool_calls": _calls(2, t)} for t in (False, True)],
+    blocks = [{"type": "thinking", "thinking": PROBE_REASONING}, {"type": "text", "text": PROBE_CONTENT}]
+    on: dict[str, Any] = {"enable_thinking": True, "thinking": True}
+    attempts: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
+        "content": [(plain, {})],
+        # Reasoning as fields, as fields with thinking switched on, as content blocks (Mistral).
+        "reasoning": [
+            ({**plain, **reasoning}, {}),
+            ({**plain, **reasoning}, on),
+            ({"role": "assistant", "content": blocks}, {}),
+        ],
+        "one_call": [({**plain, "tool_calls": _calls(1, t)}, {}) for t in (False, True)],
+        "two_calls": [({**plain, "tool_calls": _calls(2, t)}, {}) for t in (False, True)],
     }
-    for name, messages in attempts.items():
-        for message in messages:
+    for name, tries in attempts.items():
+        for message, extra in tries:
             try:
-                part = _assistant_part(source, out.prompt, message)
+                prompt = out.prompt if not extra else (out.prompt_thinking or out.prompt)
+                part = _assistant_part(source, prompt, message, **extra)
             except TemplateError as exc:
                 out.errors.append(f"{name}: {exc}")
                 continue
             if "tool_calls" in message and "Paris" not in part:
                 out.errors.append(f"{name}: the rendering shows no call arguments")
                 continue
+            if name == "reasoning" and (PROBE_REASONING not in part or "'type'" in part or '"type"' in part):
+                continue  # not shown, or a content-block list printed as text
             setattr(out, name, part)
             break
     return out

@@ -37,10 +37,10 @@ FAMILIES = {
 }
 
 #: Families whose derived format must give the hand-written module's whole message (content and reasoning
-#: too). Elsewhere the template cannot show a rule the module has: Qwen3-Coder's, DeepSeek V3.1's, Hermes 2 Pro's
-#: and Ministral 3's templates do not render the reasoning field; Qwen3 and GLM end unclosed reasoning at a call;
+#: too). Elsewhere the template cannot show a rule the module has: Qwen3-Coder's, DeepSeek V3.1's and Hermes 2 Pro's
+#: templates do not render the reasoning field; Qwen3 and GLM end unclosed reasoning at a call;
 #: Step 3.5 and Nemotron 3 frame ``</think>`` with newlines; MiniMax M1 drops a space before its section.
-WHOLE_MESSAGE = {"minimax-m2", "minicpm-5", "granite-4", "apriel-1.5", "qwen3-coder", "hermes"}
+WHOLE_MESSAGE = {"minimax-m2", "minicpm-5", "granite-4", "apriel-1.5", "qwen3-coder", "hermes", "ministral-3"}
 
 #: Samples whose calls differ, with the reason.
 CALLS_DIFFER = {
@@ -128,6 +128,19 @@ def test_json_array_sections() -> None:
     r = derive_format(_source("unsloth-Apriel-1.5"))
     assert r.layout is not None and isinstance(r.layout.calls, JsonArray)
     assert (r.layout.calls.open, r.layout.calls.close) == ("<tool_calls>", "</tool_calls>")
+
+
+def test_reasoning_from_content_blocks() -> None:
+    # Ministral 3 renders reasoning only from a content block {"type": "thinking"}.
+    r = _report("ministral-3")
+    assert r.reasoning is not None and (r.reasoning.open, r.reasoning.close) == ("[THINK]", "[/THINK]")
+
+
+def test_reasoning_from_the_generation_prompts() -> None:
+    # Command R7B never renders past reasoning; its prompts with thinking on and off show the markers.
+    r = derive_format(_source("CohereForAI-c4ai-command-r7b-12-2024-tool_use"))
+    assert r.reasoning is not None
+    assert (r.reasoning.open, r.reasoning.close) == ("<|START_THINKING|>", "<|END_THINKING|>")
 
 
 def test_json_arguments_after_the_name() -> None:

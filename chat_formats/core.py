@@ -79,7 +79,7 @@ def get_format(
     """
     builder = None
     if name == "auto":
-        from .templates import resolve_template  # jinja2 is imported only when a template is given
+        from .templates import resolve_template  # deferred: only "auto" needs the template machinery
 
         name, builder = resolve_template(chat_template)
     canonical = name if builder is not None else canonical_name(name)

@@ -32,7 +32,15 @@ from ._schema_numbers import int_range_expr, number_range_expr
 from ._schema_resolve import Sub
 from ._schema_text import ANY, Charset, charset, complement, json_char_expr, json_string_literal, union
 from .errors import SchemaError
-from .regex_gbnf import NEVER_CLASS, RegexError, RegexNode, length_bounds, parse_regex, translate_regex
+from .regex_gbnf import (
+    NEVER_CLASS,
+    RegexError,
+    RegexNode,
+    counted_repeat,
+    length_bounds,
+    parse_regex,
+    translate_regex,
+)
 
 __all__ = ["WHITESPACE", "Emitter"]
 
@@ -164,6 +172,7 @@ class Emitter:
         self._pending.append((self.name, alts, root))
         while self._pending:
             name, alts, anchor = self._pending.pop()
+            self.norm.last_pointer = anchor.ptr
             body = self.alts_expr(alts, name, anchor)
             self.rules[name] = body if body is not None else NEVER_CLASS
 
@@ -353,6 +362,8 @@ class Emitter:
             try:
                 parsed = parse_regex(next(iter(patterns)))
             except RegexError as exc:
+                if exc.invalid:  # an invalid schema, not a construct to drop
+                    raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
                 self.norm.weaken(ptr, f"pattern: {exc}")  # raises SchemaError in strict mode
         if parsed is not None:
             pattern = next(iter(patterns))
@@ -372,13 +383,8 @@ class Emitter:
                 return None
             return f'"\\"" {body} "\\""'
         char = self.prim("char")
-        if hi is None:
-            rep = f"{char}*" if lo == 0 else (f"{char}+" if lo == 1 else f"{char}{{{lo},}}")
-        elif hi == 0:
-            return '"\\"\\""'
-        else:
-            rep = f"{char}?" if (lo, hi) == (0, 1) else (f"{char}{{{lo}}}" if lo == hi else f"{char}{{{lo},{hi}}}")
-        return f'"\\"" {rep} "\\""'
+        rep = counted_repeat(char, lo, hi, lambda b: self.helper(owner, "rep", b))
+        return f'"\\"" {rep} "\\""' if rep else '"\\"\\""'
 
 
 def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:

@@ -141,6 +141,81 @@ UNSUPPORTED = (
 )
 MAX_ALTS = 64
 MAX_DEPTH = 120
+#: Largest count keyword (minLength, maxItems, ...) a grammar spells; beyond it the schema is refused.
+MAX_COUNT = 10**15
+_COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_ONE = (
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
+
+
+def count_keyword(s: dict[str, Any], key: str, ptr: str) -> int | None:
+    """The value of a non-negative integer keyword (``1.0`` counts as 1), None if absent.
+
+    Raises SchemaError at ``ptr/key`` for anything else, and for values above :data:`MAX_COUNT`.
+    """
+    v = s.get(key)
+    if v is None:
+        return None
+    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise SchemaError(f"'{key}' must be a non-negative integer, not {v!r}", pointer=f"{ptr}/{key}")
+    if v > MAX_COUNT:
+        raise SchemaError(f"'{key}' {v} is above the largest supported count {MAX_COUNT}", pointer=f"{ptr}/{key}")
+    return v
+
+
+def check_keywords(s: dict[str, Any], ptr: str) -> None:
+    """Raise SchemaError (with the keyword's pointer) when a keyword the converter reads has the wrong shape.
+
+    Cost: O(number of keywords + entries of the subschema maps/lists); nested subschemas are checked when
+    they are converted.
+    """
+
+    def bad(key: str, what: str) -> SchemaError:
+        return SchemaError(f"'{key}' must be {what}, not {s[key]!r}"[:200], pointer=f"{ptr}/{key}")
+
+    for key in _COUNTS:
+        if key in s:
+            count_keyword(s, key, ptr)
+    for key in _SCHEMA_MAPS:
+        if key in s and (not isinstance(s[key], dict) or not all(isinstance(v, (dict, bool)) for v in s[key].values())):
+            raise bad(key, "an object of schemas")
+    for key in _SCHEMA_LISTS:
+        if key in s and (
+            not isinstance(s[key], list)
+            or (key != "prefixItems" and not s[key])
+            or not all(isinstance(v, (dict, bool)) for v in s[key])
+        ):
+            raise bad(key, "a non-empty array of schemas" if key != "prefixItems" else "an array of schemas")
+    for key in _SCHEMA_ONE:
+        if key in s and not isinstance(s[key], (dict, bool)):
+            raise bad(key, "a schema")
+    if "items" in s and not isinstance(s["items"], (dict, bool, list)):
+        raise bad("items", "a schema")
+    if isinstance(s.get("items"), list) and not all(isinstance(v, (dict, bool)) for v in s["items"]):
+        raise bad("items", "a schema or an array of schemas")
+    if "required" in s and (not isinstance(s["required"], list) or not all(isinstance(k, str) for k in s["required"])):
+        raise bad("required", "an array of strings")
+    for key in ("pattern", "format", "$ref"):
+        if key in s and not isinstance(s[key], str):
+            raise bad(key, "a string")
+    if "type" in s:
+        names = [s["type"]] if isinstance(s["type"], str) else s["type"]
+        if not isinstance(names, list) or not names or not all(n in _TYPE_OF for n in names):
+            raise bad("type", f"one of {sorted(_TYPE_OF)} or a non-empty array of them")
 
 
 def _is_false(sub: Sub) -> bool:
@@ -160,6 +235,8 @@ class Normalizer:
         self.formats = formats
         self.warnings: list[str] = []
         self._active: list[int] = []
+        self._pointers: list[str] = []
+        self.last_pointer = ""
         self._valid: Callable[[Sub, Any], bool] | None = None
 
     def weaken(self, ptr: str, message: str) -> None:
@@ -185,10 +262,24 @@ class Normalizer:
         if len(self._active) > MAX_DEPTH:
             raise SchemaError("schema nested too deeply", pointer=sub.ptr)
         self._active.append(key)
+        self._pointers.append(sub.ptr)
+        self.last_pointer = sub.ptr
         try:
             return self._alts(sub)
+        except SchemaError as exc:
+            if exc.pointer:
+                raise
+            raise SchemaError(exc.reason, pointer=sub.ptr) from None
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError, OverflowError) as exc:
+            raise SchemaError(f"malformed schema: {exc!r}"[:200], pointer=sub.ptr) from None
         finally:
             self._active.pop()
+            self._pointers.pop()
+
+    @property
+    def current_pointer(self) -> str:
+        """The pointer of the subschema being converted (for errors raised outside a keyword check)."""
+        return self._pointers[-1] if self._pointers else self.last_pointer
 
     def _alts(self, sub: Sub) -> list[Alt]:
         s = sub.schema
@@ -198,6 +289,7 @@ class Normalizer:
             return []
         if not isinstance(s, dict):
             raise SchemaError("a schema must be an object or a boolean", pointer=sub.ptr)
+        check_keywords(s, sub.ptr)
         if "enum" in s or "const" in s:
             return self._enum(sub)
         for kw in UNSUPPORTED:
@@ -322,7 +414,9 @@ class Normalizer:
                 formats = ((fmt, f"{sub.ptr}/format"),)
             else:
                 self.weaken(f"{sub.ptr}/format", f"unknown format {fmt!r}")
-        return StrAlt(int(s.get("minLength", 0)), _opt_int(s.get("maxLength")), patterns, formats)
+        return StrAlt(
+            count_keyword(s, "minLength", sub.ptr) or 0, count_keyword(s, "maxLength", sub.ptr), patterns, formats
+        )
 
     def _array(self, sub: Sub, s: dict[str, Any]) -> ArrAlt:
         prefix: list[Conj] = []
@@ -336,7 +430,9 @@ class Normalizer:
                 prefix = [(sub.child("prefixItems", i),) for i in range(len(s["prefixItems"]))]
             if "items" in s:
                 items = (sub.child("items"),)
-        return ArrAlt(tuple(prefix), items, int(s.get("minItems", 0)), _opt_int(s.get("maxItems")))
+        return ArrAlt(
+            tuple(prefix), items, count_keyword(s, "minItems", sub.ptr) or 0, count_keyword(s, "maxItems", sub.ptr)
+        )
 
     def _object(self, sub: Sub, s: dict[str, Any]) -> ObjAlt:
         props = tuple((k, (sub.child("properties", k),)) for k in s.get("properties", {}))
@@ -357,8 +453,8 @@ class Normalizer:
             frozenset(required),
             patterns,
             additional,
-            int(s.get("minProperties", 0)),
-            _opt_int(s.get("maxProperties")),
+            count_keyword(s, "minProperties", sub.ptr) or 0,
+            count_keyword(s, "maxProperties", sub.ptr),
             sub.ptr,
             explicit,
         )
@@ -526,10 +622,6 @@ def _value_conj(o: ObjAlt, key: str) -> Conj:
 
 def _at(a: ArrAlt, i: int) -> Conj:
     return a.prefix[i] if i < len(a.prefix) else a.items
-
-
-def _opt_int(v: Any) -> int | None:
-    return None if v is None else int(v)
 
 
 def _min_opt(a: int | None, b: int | None) -> int | None:

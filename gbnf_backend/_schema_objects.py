@@ -34,7 +34,7 @@ from ._schema_text import (
     union,
 )
 from .errors import SchemaError
-from .regex_gbnf import RegexError, translate_regex
+from .regex_gbnf import RegexError, counted_repeat, translate_regex
 
 if TYPE_CHECKING:
     from ._schema_emit import Emitter
@@ -72,7 +72,7 @@ def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
         r_lo = max(lo - len(prefix), 0)
         r_hi = None if hi is None else hi - len(prefix)
         nxt = em.helper(owner, "next", em.seq('","', ws, item, ws))
-        tail = _rep(nxt, r_lo, r_hi)
+        tail = _rep(em, owner, nxt, r_lo, r_hi)
     first_item = prefix[0] if prefix else item
     assert first_item is not None
     # Prefix positions 1..n-1, built from the end; each is optional once lo elements are present.
@@ -86,21 +86,17 @@ def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
         r_lo = max(lo - 1, 0)
         r_hi = None if hi is None else hi - 1
         nxt = em.helper(owner, "next", em.seq('","', ws, first_item, ws))
-        tail = _rep(nxt, r_lo, r_hi)
+        tail = _rep(em, owner, nxt, r_lo, r_hi)
     content = em.seq(first_item, ws, tail)
     if lo == 0:
         content = f"{content}?" if content.startswith("(") or " " not in content else f"({content})?"
     return em.seq('"["', ws, content, '"]"')
 
 
-def _rep(name: str, lo: int, hi: int | None) -> str:
+def _rep(em: Emitter, owner: str, name: str, lo: int, hi: int | None) -> str:
     if hi is not None and hi <= 0:
         return ""
-    if hi is None:
-        return f"{name}*" if lo == 0 else (f"{name}+" if lo == 1 else f"{name}{{{lo},}}")
-    if lo == hi:
-        return name if lo == 1 else f"{name}{{{lo}}}"
-    return f"{name}?" if (lo, hi) == (0, 1) else f"{name}{{{lo},{hi}}}"
+    return counted_repeat(name, lo, hi, lambda b: em.helper(owner, "rep", b))
 
 
 def _matches(pattern: str, key: str) -> bool:
@@ -284,7 +280,7 @@ def _object_rules(
         elif room is not None and room < need:
             rest[(n, c)] = None
         else:
-            rest[(n, c)] = _rep(extra_rule, need, room) if room != 0 else ("" if need == 0 else None)
+            rest[(n, c)] = _rep(em, owner, extra_rule, need, room) if room != 0 else ("" if need == 0 else None)
     for i in range(n - 1, -1, -1):
         _, member, required = members[i]
         for c in range(cap + 1):
@@ -318,7 +314,7 @@ def _object_rules(
             more_lo = max(cmin - 1, 0)
             more_hi = None if cmax is None else cmax - 1
             assert extra_rule is not None
-            first_alts.append(em.seq(extra, _rep(extra_rule, more_lo, more_hi)))
+            first_alts.append(em.seq(extra, _rep(em, owner, extra_rule, more_lo, more_hi)))
         if cmin == 0:
             first_alts.append('""')
     if not first_alts:

@@ -28,7 +28,7 @@ from ._schema_ir import (
     ObjAlt,
     StrAlt,
 )
-from ._schema_numbers import int_range_expr, number_range_expr
+from ._schema_numbers import int_range_expr, number_range_expr, scientific_expr
 from ._schema_resolve import Sub
 from ._schema_text import ANY, Charset, charset, complement, json_char_expr, json_string_literal, union
 from .errors import SchemaError
@@ -198,7 +198,8 @@ class Emitter:
         elif what == "number":
             body = '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [-+]? [0-9]+)?'
         elif what == "integer":
-            body = '"-"? ("0" | [1-9] [0-9]*)'
+            # Draft 2020-12: a number with a zero fractional part is an integer, so 1.0 is one.
+            body = f'"-"? ("0" | [1-9] [0-9]*) {_ZERO_FRACTION}'
         elif what == "value":
             body = (
                 f"{self.prim('object')} | {self.prim('array')} | {self.prim('string')} | "
@@ -308,7 +309,8 @@ class Emitter:
             hi = None if alt.hi is None else _floor_int(alt.hi)
             if lo is None and hi is None:
                 return self.prim("integer")
-            return int_range_expr(lo, hi)
+            expr = int_range_expr(lo, hi)
+            return None if expr is None else f"{_group(expr)} {_ZERO_FRACTION}"
         if alt.lo is None and alt.hi is None:
             return self.prim("number")
 
@@ -319,9 +321,13 @@ class Emitter:
             return key
 
         try:
-            return number_range_expr(alt.lo, alt.hi, new_rule)
+            plain = number_range_expr(alt.lo, alt.hi, new_rule)
         except ValueError:
             raise SchemaError("numeric bound has no finite decimal expansion", pointer=anchor.ptr) from None
+        if plain is None:
+            return None
+        scientific = scientific_expr(alt.lo, alt.hi)
+        return plain if scientific is None else f"{_group(plain)} | {_group(scientific)}"
 
     def _multiple_of(self, k: int, owner: str) -> str:
         """Integers divisible by ``k``: a k-state remainder automaton over the decimal digits."""
@@ -338,7 +344,7 @@ class Emitter:
         for d in range(1, 10):
             starts.setdefault(d % k, []).append(d)
         first = " | ".join(f"[{''.join(map(str, ds))}] {names[t]}" for t, ds in sorted(starts.items()))
-        return f'"-"? ("0" | {first})'
+        return f'"-"? ("0" | {first}) {_ZERO_FRACTION}'
 
     def string_expr(self, alt: StrAlt, owner: str, anchor: Sub) -> str | None:
         lo, hi = alt.min_len, alt.max_len
@@ -432,6 +438,25 @@ def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:
     else:
         seq[k] = RegexNode("rep", item.pos, items=item.items, lo=new_lo, hi=new_hi)
     return RegexNode("seq", 0, items=(RegexNode("bol", 0), *seq, RegexNode("eol", 0)))
+
+
+# An integer's optional zero fraction ("1.0", "-3.00"): the same value, so the same integer.
+_ZERO_FRACTION = '("." [0]+)?'
+
+
+def _group(expr: str) -> str:
+    """``expr`` parenthesised unless it already is one group."""
+    if expr.startswith("(") and expr.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(expr):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(expr) - 1:
+                break
+        else:
+            if '"' not in expr and "[" not in expr:
+                return expr
+    return f"({expr})"
 
 
 def _is_any(alts: list[Alt]) -> bool:

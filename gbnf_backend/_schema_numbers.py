@@ -14,7 +14,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 
-__all__ = ["Bound", "int_range_expr", "number_range_expr"]
+__all__ = ["Bound", "int_range_expr", "number_range_expr", "scientific_expr"]
 
 # A bound: (value, inclusive). None = unbounded on that side.
 Bound = tuple[Fraction, bool] | None
@@ -247,3 +247,114 @@ def _magnitude(lo: Bound, hi: Bound, new_rule: NewRule) -> str | None:
     if middle is not None:
         parts.insert(1 if frac_lo is not None else 0, f"{middle} {any_frac}")
     return _alts(parts) if parts else None
+
+
+def _decade(v: Fraction) -> int:
+    """The integer E with 10^E <= v < 10^(E+1), for v > 0 (exact)."""
+    e = len(str(v.numerator)) - len(str(v.denominator))
+    while Fraction(10) ** e > v:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= v:
+        e += 1
+    return e
+
+
+def _exponent_values(lo: int | None, hi: int | None) -> str | None:
+    """``[eE]`` and an exponent whose value is in [lo, hi] (None = unbounded); any sign and leading zeros."""
+    if lo is not None and hi is not None and hi < lo:
+        return None
+    parts = []
+    if hi is None or hi >= 0:
+        pos = _uint_range(max(lo, 0) if lo is not None else 0, hi)
+        if pos is not None:
+            parts.append(f'"+"? "0"* {pos}')
+    if lo is None or lo <= 0:
+        neg = _uint_range(max(-hi, 0) if hi is not None else 0, None if lo is None else -lo)
+        if neg is not None:
+            parts.append(f'"-" "0"* {neg}')
+    return f"[eE] {_alts(parts)}" if parts else None
+
+
+def _scientific_magnitudes(lo: Bound, hi: Bound) -> list[str]:
+    """Spellings ``d.ddd e E`` (d in 1-9, the normal form ``json.dumps`` writes) of magnitudes in [lo, hi].
+
+    A spelling with leading digit d and exponent E lies in [d·10^E, (d+1)·10^E); only (d, E) cells wholly
+    inside the range are accepted, so the result is exact on the safe side (a value in a cell that straddles a
+    bound is refused in this spelling; its plain decimal spelling is still accepted). ``lo`` is ≥ 0.
+    """
+    assert lo is not None
+    if lo[0] < 0:
+        lo = (Fraction(0), True)
+    ten = Fraction(10)
+    # Whole decades [10^E, 10^(E+1)) inside the range: E in [e_lo, e_hi].
+    e_lo: int | None = None
+    if lo[0] > 0:
+        e = _decade(lo[0])
+        e_lo = e if (ten**e == lo[0] and lo[1]) else e + 1
+    e_hi: int | None = None
+    if hi is not None:
+        if hi[0] <= 0:
+            return []
+        e_hi = _decade(hi[0]) - 1
+    mantissa = '[1-9] ("." [0-9]+)?'
+    out = []
+    whole = _exponent_values(e_lo, e_hi)
+    if whole is not None:
+        out.append(f"{mantissa} {whole}")
+    # Cells of the neighbouring decades, digit by digit.
+    edges = {
+        e for e in ((e_lo - 1) if e_lo is not None else None, (e_hi + 1) if e_hi is not None else None) if e is not None
+    }
+    for e in sorted(edges):
+        if e_lo is not None and e_hi is not None and e_lo <= e <= e_hi:
+            continue
+        unit = ten**e
+        digits = [
+            d
+            for d in range(1, 10)
+            if (d * unit > lo[0] or (d * unit == lo[0] and lo[1])) and (hi is None or (d + 1) * unit <= hi[0])
+        ]
+        if digits:
+            cls = "[" + "".join(str(d) for d in digits) + "]"
+            exp = _exponent_values(e, e)
+            out.append(f'{cls} ("." [0-9]+)? {exp}')
+    return out
+
+
+def _point_spelling(v: Fraction) -> str | None:
+    """Normal-form exponent spellings (``d.ddd`` then any trailing zeros, ``e±E``) of exactly ``v`` > 0."""
+    split = _split(v)
+    if split is None:
+        return None
+    whole, frac = split
+    digits = (str(whole) if whole else "") + frac
+    lead = len(digits) - len(digits.lstrip("0"))
+    sig = digits.strip("0")
+    e = len(str(whole)) - 1 if whole else -(lead + 1)
+    exp = _exponent_values(e, e)
+    rest = f'"." "{sig[1:]}" [0]*' if len(sig) > 1 else '("." [0]+)?'
+    return f'"{sig[0]}" {rest} {exp}'
+
+
+def scientific_expr(lo: Bound, hi: Bound) -> str | None:
+    """Return an expression for exponent spellings of numbers in the given range, None if none is safe.
+
+    Positive numbers as ``d.ddd[eE]±E``, negative ones with a leading ``-``; see
+    :func:`_scientific_magnitudes` for which cells are accepted. Cost: O(digits of the exponent bounds).
+    """
+    parts: list[str] = []
+    # An inclusive bound is itself valid: its own normal-form spellings (1e-06 for minimum 0.000001).
+    for bound in (lo, hi):
+        if bound is not None and bound[1] and bound[0] != 0:
+            point = _point_spelling(abs(bound[0]))
+            if point is not None:
+                parts.append(point if bound[0] > 0 else f'"-" {point}')
+    if hi is None or hi[0] > 0:
+        parts.extend(_scientific_magnitudes(lo if lo is not None else (Fraction(0), True), hi))
+    if lo is None or lo[0] < 0:
+        neg_lo: Bound = (-hi[0], hi[1]) if hi is not None and hi[0] < 0 else (Fraction(0), True)
+        neg_hi: Bound = None if lo is None else (-lo[0], lo[1])
+        parts.extend(f'"-" {p}' for p in _scientific_magnitudes(neg_lo, neg_hi))
+    if not parts:
+        return None
+    return _alts([p if " " not in p else f"({p})" for p in parts])

@@ -9,10 +9,10 @@ property (decoded, so ``"\\u0061"`` cannot smuggle in ``a``): a trie over the li
 node also offers "any other character". With ``minProperties``/``maxProperties`` the rules carry the count
 so far in their names (``…-o3-c1``): exact, and at most (#properties + 1) × (bound + 1) rules.
 
-``patternProperties`` are exact when additional properties are forbidden and there is one pattern (or all
-patterns share one schema) that no listed property matches. When additional properties are allowed, an
-extra member must satisfy its pattern's schema *and* ``additionalProperties``: narrower than JSON Schema
-(a valid object may be refused) but never wider.
+``patternProperties`` (one pattern, or all patterns sharing one schema, matching no listed property): a
+key matching a pattern takes the pattern's schema; any other unlisted key takes ``additionalProperties``,
+exactly when that implies the pattern's schema (forbidden, the same schema, or a pattern schema accepting
+anything), else with a value valid under both (narrower than JSON Schema, never wider).
 """
 
 from __future__ import annotations
@@ -147,28 +147,44 @@ def _additional_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, known:
     if len(schemas) > 1:
         em.norm.weaken(alt.patterns[0][2], "several patternProperties with different schemas")
     conj: Conj = alt.patterns[0][1]
-    if not additional_false:
-        conj = conj + alt.additional
-        key = _key_not_in(em, owner, known)
+    pattern_value = em.rule_for(conj, anchor)
+    key = _pattern_keys(em, alt, owner)
+    by_pattern = None if key is None or pattern_value is None else em.seq(key, ws, '":"', ws, pattern_value, ws)
+    if additional_false:
+        return by_pattern
+    # A key matching the pattern takes the pattern's schema only; any other unlisted key takes
+    # additionalProperties. "Any other" would need the complement of the pattern, so the second branch
+    # admits every unlisted key with a value valid under both schemas: exact when additionalProperties
+    # implies the pattern's schema (the same schema, or a pattern schema accepting anything), narrower
+    # otherwise, never wider.
+    additional_value = em.rule_for(alt.additional, anchor)
+    if pattern_value is not None and (pattern_value in (additional_value, em.prim("value"))):
+        other_value = additional_value
     else:
-        char = em.prim("char")
-        keys = []
-        for p, ptr in dict.fromkeys((p, ptr) for p, _, ptr in alt.patterns):
-            try:
-                body = translate_regex(
-                    p, char_expr=em.charset_rule, any_star=f"{char}*", new_rule=lambda b: em.helper(owner, "re", b)
-                )
-            except RegexError as exc:
-                raise SchemaError(f"pattern: {exc}", pointer=ptr) from None
-            if body is not None:
-                keys.append(f'"\\"" {body} "\\""')
-        if not keys:
-            return None
-        key = keys[0] if len(keys) == 1 else "(" + " | ".join(keys) + ")"
-    value = em.rule_for(conj, anchor)
-    if value is None:
+        other_value = em.rule_for(conj + alt.additional, anchor)
+    other = None if other_value is None else em.seq(_key_not_in(em, owner, known), ws, '":"', ws, other_value, ws)
+    options = [o for o in (by_pattern, other) if o is not None]
+    if not options:
         return None
-    return em.seq(key, ws, '":"', ws, value, ws)
+    return options[0] if len(options) == 1 else "(" + " | ".join(options) + ")"
+
+
+def _pattern_keys(em: Emitter, alt: ObjAlt, owner: str) -> str | None:
+    """A JSON string matching one of the ``patternProperties`` patterns (None if none can match)."""
+    char = em.prim("char")
+    keys = []
+    for p, ptr in dict.fromkeys((p, ptr) for p, _, ptr in alt.patterns):
+        try:
+            body = translate_regex(
+                p, char_expr=em.charset_rule, any_star=f"{char}*", new_rule=lambda b: em.helper(owner, "re", b)
+            )
+        except RegexError as exc:
+            raise SchemaError(f"pattern: {exc}", pointer=ptr) from None
+        if body is not None:
+            keys.append(f'"\\"" {body} "\\""')
+    if not keys:
+        return None
+    return keys[0] if len(keys) == 1 else "(" + " | ".join(keys) + ")"
 
 
 def _deviation(em: Emitter, kid_set: Charset) -> str:

@@ -205,7 +205,9 @@ def test_number_ranges_decimal_exact() -> None:
         ("0", True),
         ("-0", True),
         ("-0.0", True),
-        ("1e0", False),
+        ("1e0", True),
+        ("2.5e0", False),
+        ("3e0", False),
         ("02", False),
     ]:
         assert grammar.matches(text) == ok, text

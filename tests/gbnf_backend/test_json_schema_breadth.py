@@ -1,0 +1,120 @@
+"""Spellings and keyword combinations JSON Schema allows that the converter must not refuse.
+
+Every assertion that a text is accepted is checked against jsonschema as well, so a test can never
+demand that the grammar accept an invalid instance.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from gbnf_backend.grammar import Grammar
+from gbnf_backend.json_schema import convert_json_schema
+
+
+def _check(schema: Any, accepted: list[str], refused: list[str]) -> None:
+    grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+    for text in accepted:
+        assert validator.is_valid(json.loads(text)), f"test bug: {text} is invalid"
+        assert grammar.matches(text), (schema, text)
+    for text in refused:
+        assert not grammar.matches(text), (schema, text)
+
+
+@pytest.mark.parametrize(
+    ("schema", "accepted", "refused"),
+    [
+        (
+            {"type": "number", "minimum": 0},
+            ["1e-06", "1e+06", "1E6", "2.5e-07", "1e+0006", "0.5"],
+            ["-1e-06", "-1e+06", "-0.5"],
+        ),
+        (
+            {"type": "number", "minimum": -1e-3, "maximum": 25000},
+            ["1e-06", "-1e-06", "2.5e+04", "-0.001", "-1e-03", "-1E-3"],
+            ["-2e-3", "3e+04", "2.6e4", "1e+06"],
+        ),
+        ({"type": "number", "exclusiveMinimum": 0, "maximum": 1}, ["1e-06", "1e0", "1.0e0"], ["0e0", "1.5e0"]),
+        ({"type": "number", "minimum": 1e-6, "maximum": 1e-6}, ["1e-06", "1.000e-6", "0.000001"], ["1.1e-06"]),
+        ({"type": "number", "maximum": -1e-5}, ["-1e-05", "-2e+10"], ["-1e-06", "1e-05"]),
+    ],
+)
+def test_bounded_numbers_accept_exponent_forms_in_range(schema: Any, accepted: list[str], refused: list[str]) -> None:
+    _check(schema, accepted, refused)
+
+
+def test_bounded_number_exponent_forms_agree_with_jsonschema_on_a_grid() -> None:
+    schema = {"type": "number", "exclusiveMinimum": -2.5, "maximum": 3e4}
+    grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
+    validator = jsonschema.Draft202012Validator(schema)
+    for mantissa in ("1", "2.5", "9.99", "3", "2.4"):
+        for exp in range(-8, 8):
+            for sign in ("", "-"):
+                text = f"{sign}{mantissa}e{exp:+d}"
+                if grammar.matches(text):
+                    assert validator.is_valid(json.loads(text)), text
+
+
+@pytest.mark.parametrize(
+    ("schema", "accepted", "refused"),
+    [
+        ({"type": "integer"}, ["1.0", "-3.00", "0.0", "12"], ["1.5", "1.", "01.0"]),
+        ({"type": "integer", "minimum": 2, "maximum": 5}, ["2.0", "5.000", "3"], ["1.0", "6.0", "2.5"]),
+        ({"type": "integer", "multipleOf": 3}, ["6.0", "-9.0"], ["7.0", "6.5"]),
+    ],
+)
+def test_integers_accept_zero_fractions(schema: Any, accepted: list[str], refused: list[str]) -> None:
+    _check(schema, accepted, refused)
+
+
+@pytest.mark.parametrize(
+    ("schema", "accepted", "refused"),
+    [
+        (
+            {"type": "object", "patternProperties": {"^x-": {}}, "additionalProperties": {"type": "integer"}},
+            ['{"x-a": "s"}', '{"y": 1}', '{"x-a": [1], "y": 2}'],
+            ['{"y": "s"}'],
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string"}},
+                "patternProperties": {"^x-": {"type": "integer"}},
+                "additionalProperties": {"type": "integer"},
+                "maxProperties": 2,
+            },
+            ['{"a": "s", "x-b": 1}', '{"a": "s", "y": 2}', '{"x-b": 1, "y": 2}'],
+            ['{"a": "s", "y": 2, "z": 3}', '{"x-b": "s"}', '{"y": "s"}'],
+        ),
+    ],
+)
+def test_pattern_properties_with_additional_properties(schema: Any, accepted: list[str], refused: list[str]) -> None:
+    _check(schema, accepted, refused)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "accepted", "refused"),
+    [
+        (
+            "email",
+            ["joe.bloggs@[127.0.0.1]", '" "@example.org', '"joe\\"x"@a.org', "a@b---c.com", "x@[IPv6:::1]"],
+            ["joe.bloggs@[127.0.0.300]", "a b@c.org", '"a@b.org'],
+        ),
+        ("hostname", ["ab--cd.com", "a---b", "xn.example", "x-y"], ["xn--X", "-a", "a-", "a..b"]),
+        ("uri-reference", ["//foo.bar/?baz=qux#quux", "/abc", "abc", "#fragment", "", "./this:that"], ["1:b", "/a b"]),
+        (
+            "uri-template",
+            ["http://example.com/{term:1}/{term}", "", "{+var}", "{x,y}", "a%41b"],
+            ["{}", "{v:0}", "a b"],
+        ),
+        ("json-pointer", ["", "/foo/bar~0/baz~1/%a", "/", "/foo\u0000bar\n"], ["/foo/bar~", "a", "#/"]),
+        ("relative-json-pointer", ["1", "0/foo/bar", "0#", "120/foo"], ["/foo", "-1/foo", "01#", "0##", ""]),
+    ],
+)
+def test_formats_accept_their_valid_forms(fmt: str, accepted: list[str], refused: list[str]) -> None:
+    _check({"type": "string", "format": fmt}, [json.dumps(t) for t in accepted], [json.dumps(t) for t in refused])

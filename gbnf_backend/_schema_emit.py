@@ -467,7 +467,7 @@ def _is_any(alts: list[Alt]) -> bool:
         if isinstance(a, EnumAlt):
             return False
         if isinstance(a, ObjAlt):
-            if a.props or a.required or a.patterns or a.additional or a.min_props or a.max_props is not None:
+            if a.props or a.required or a.patterns or a.additional or a.names or a.min_props or a.max_props is not None:
                 return False
             seen.add("object")
         elif a in plain:

@@ -101,6 +101,7 @@ class ObjAlt:
     max_props: int | None = None
     ptr: str = ""
     explicit_additional: bool = False
+    names: Conj = ()  # propertyNames subschemas every key must satisfy
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,6 @@ UNSUPPORTED = (
     "maxContains",
     "dependentRequired",
     "dependentSchemas",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
     "$dynamicRef",
     "$recursiveRef",
     "dependencies",
@@ -322,7 +320,35 @@ class Normalizer:
             if not self._disjoint(branches, sub):
                 self.weaken(f"{sub.ptr}/oneOf", "oneOf branches may overlap (exactly-one cannot be enforced)")
             result = [a for br in branches for a in br]
+        if "unevaluatedProperties" in s or "unevaluatedItems" in s:
+            result = [self._unevaluated(a, sub) for a in result]
         return result
+
+    def _unevaluated(self, alt: Alt, sub: Sub) -> Alt:
+        """Apply ``unevaluatedProperties``/``unevaluatedItems`` of ``sub`` to one alternative.
+
+        An alternative merges the subschemas that must all hold for it (siblings, ``allOf``, ``$ref``, one
+        ``anyOf``/``oneOf`` branch), so its listed properties, patterns and additionalProperties are what
+        those evaluate: a key outside them is unevaluated. When another branch also holds, jsonschema
+        evaluates more keys, so this is exact or narrower, never wider. An alternative with an
+        additionalProperties (or ``items``) evaluates everything: the keyword changes nothing.
+        """
+        s = sub.schema
+        if isinstance(alt, ObjAlt) and "unevaluatedProperties" in s and not alt.additional:
+            return ObjAlt(
+                alt.props,
+                alt.required,
+                alt.patterns,
+                (sub.child("unevaluatedProperties"),),
+                alt.min_props,
+                alt.max_props,
+                alt.ptr,
+                True,
+                alt.names,
+            )
+        if isinstance(alt, ArrAlt) and "unevaluatedItems" in s and not alt.items:
+            return ArrAlt(alt.prefix, (sub.child("unevaluatedItems"),), alt.min_items, alt.max_items)
+        return alt
 
     def _types(self, sub: Sub) -> list[str]:
         t = sub.schema.get("type")
@@ -448,6 +474,7 @@ class Normalizer:
             additional = (Sub(False, sub.base, f"{sub.ptr}/additionalProperties"),)
             explicit = True
         required = s.get("required", [])
+        names: Conj = (sub.child("propertyNames"),) if "propertyNames" in s else ()
         return ObjAlt(
             props,
             frozenset(required),
@@ -457,6 +484,7 @@ class Normalizer:
             count_keyword(s, "maxProperties", sub.ptr),
             sub.ptr,
             explicit,
+            names,
         )
 
     def conj_alts(self, conj: Conj, sub: Sub) -> list[Alt]:
@@ -560,6 +588,7 @@ class Normalizer:
             _min_opt(x.max_props, y.max_props),
             x.ptr or y.ptr,
             x.explicit_additional or y.explicit_additional,
+            x.names + y.names,
         )
 
     def accepts(self, alt: Alt, v: Any) -> bool:
@@ -599,6 +628,8 @@ class Normalizer:
         if not isinstance(v, dict) or len(v) < alt.min_props or not alt.required <= v.keys():
             return False
         if alt.max_props is not None and len(v) > alt.max_props:
+            return False
+        if not all(self.valid(s, k) for s in alt.names for k in v):
             return False
         return all(all(self.valid(s, item) for s in _value_conj(alt, k)) for k, item in v.items())
 

@@ -18,9 +18,11 @@ anything), else with a value valid under both (narrower than JSON Schema, never 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._schema_ir import ArrAlt, Conj, ObjAlt
+from ._schema_ir import ArrAlt, Conj, ObjAlt, count_keyword
+from ._schema_keys import KeyDfa, KeyDfaTooLarge, build_key_dfa, emit_keys
 from ._schema_resolve import Sub
 from ._schema_text import (
     Charset,
@@ -106,6 +108,91 @@ def _matches(pattern: str, key: str) -> bool:
         return True  # cannot tell: treat as overlapping (the caller then refuses or narrows)
 
 
+@dataclass
+class _KeyClasses:
+    """The key automaton of one object and the meaning of its components.
+
+    Components: ``0..n_patterns-1`` the patternProperties patterns, ``listed`` the listed property names,
+    ``required`` the propertyNames constraints every key must satisfy.
+    """
+
+    dfa: KeyDfa
+    n_patterns: int
+    listed: int
+    required: frozenset[int]
+
+    def names_ok(self, acc: frozenset[int]) -> bool:
+        return self.required <= acc
+
+    def matched(self, key: str) -> frozenset[int]:
+        return frozenset(i for i in self.dfa.run(key) if i < self.n_patterns)
+
+
+def _name_constraints(em: Emitter, alt: ObjAlt) -> tuple[list[str], list[list[str]]] | None:
+    """propertyNames as key-automaton components: (patterns, finite name sets); None if no key is allowed.
+
+    Handled: ``true``/``{}``, ``false``, and schemas made of ``pattern``, ``enum``/``const``,
+    ``minLength``/``maxLength`` and ``type: string`` (after following plain ``$ref``). Anything else is a
+    weakening (dropped with a warning, or refused in strict mode).
+    """
+    patterns: list[str] = []
+    sets: list[list[str]] = []
+    for raw in alt.names:
+        sub = em._deref(raw)
+        s = sub.schema
+        if s is True:
+            continue
+        if s is False:
+            return None
+        extra = set(s) - _NAME_KEYWORDS
+        if extra or s.get("type", "string") not in ("string", ["string"]):
+            em.norm.weaken(sub.ptr, f"propertyNames with {sorted(extra) or ['type']}")
+            continue
+        if "pattern" in s:
+            patterns.append(s["pattern"])
+        if "const" in s or "enum" in s:
+            values = [s["const"]] if "const" in s else s["enum"]
+            sets.append([v for v in values if isinstance(v, str)])
+        if "minLength" in s or "maxLength" in s:
+            lo = count_keyword(s, "minLength", sub.ptr) or 0
+            hi = count_keyword(s, "maxLength", sub.ptr)
+            if hi is not None and hi < lo:
+                return None
+            patterns.append(f"^[\\s\\S]{{{lo},{'' if hi is None else hi}}}$")
+    return patterns, sets
+
+
+_NAME_KEYWORDS = frozenset(
+    {"pattern", "enum", "const", "type", "minLength", "maxLength", "title", "description", "$comment", "examples"}
+)
+
+
+def _key_classes(em: Emitter, alt: ObjAlt, known: list[str]) -> _KeyClasses | None:
+    """Build the key automaton, or None when it is too large (callers fall back to narrower forms).
+
+    Raises SchemaError for invalid patterns.
+    """
+    constraints = _name_constraints(em, alt) if alt.names else ([], [])
+    if constraints is None:
+        constraints = (["[]"], [])  # propertyNames: false (the empty class matches no key)
+    name_patterns, name_sets = constraints
+    patterns = [p for p, _, _ in alt.patterns]
+    n = len(patterns)
+    try:
+        dfa = build_key_dfa(patterns + name_patterns, [known, *name_sets])
+    except KeyDfaTooLarge:
+        return None
+    except RegexError as exc:
+        ptr = next((ptr for p, _, ptr in alt.patterns if p == exc.pattern), alt.ptr)
+        if exc.invalid:
+            raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
+        em.norm.weaken(ptr, f"pattern: {exc}")
+        return None
+    listed = n + len(name_patterns)
+    required = frozenset(range(n, listed)) | frozenset(range(listed + 1, listed + 1 + len(name_sets)))
+    return _KeyClasses(dfa, n, listed, required)
+
+
 def object_expr(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub) -> str | None:
     """Expression for objects accepted by ``alt``; None if none is. Cost: O(#props × count bound)."""
     ws = em.ws()
@@ -113,24 +200,80 @@ def object_expr(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub) -> str | None
     listed = dict(alt.props)
     for key in sorted(alt.required - set(names)):
         names.append(key)
+    classes = _key_classes(em, alt, list(dict.fromkeys(names))) if (alt.patterns or alt.names) else None
+    # Listed keys are checked against propertyNames directly (jsonschema, references resolved).
+    name_subs = list(alt.names)
     members: list[tuple[str, str | None, bool]] = []  # key, member expression, required
     for key in names:
+        required = key in alt.required
+        if not all(em.norm.valid(sub, key) for sub in name_subs):
+            if required:
+                return None
+            continue
         conj: Conj = listed.get(key, ())
-        matched: Conj = tuple(s for p, c, _ in alt.patterns if _matches(p, key) for s in c)
+        if classes is not None:
+            hit = classes.matched(key)
+            matched: Conj = tuple(s for i, (_, c, _) in enumerate(alt.patterns) if i in hit for s in c)
+        else:
+            matched = tuple(s for p, c, _ in alt.patterns if _matches(p, key) for s in c)
         conj = conj + matched if key in listed else matched if matched else alt.additional
         rule = em.rule_for(conj, anchor)
-        required = key in alt.required
         if rule is None and required:
             return None
         member = None if rule is None else em.seq(json_string_literal(key), ws, '":"', ws, rule, ws)
         members.append((key, member, required))
     members = [m for m in members if m[1] is not None]
-    extra = _additional_member(em, alt, owner, anchor, [k for k, _, _ in members] + names)
+    known = list(dict.fromkeys([k for k, _, _ in members] + names))
+    if classes is not None:
+        extra = _classified_member(em, alt, owner, anchor, classes)
+    else:
+        if alt.names:
+            em.norm.weaken(alt.ptr, "propertyNames (key automaton too large)")
+        extra = _additional_member(em, alt, owner, anchor, known)
     return _object_rules(em, owner, ws, members, extra, alt.min_props, alt.max_props)
 
 
+def _classified_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, classes: _KeyClasses) -> str | None:
+    """One unlisted member, exactly: for each set T of patterns a key can match (none: additionalProperties),
+    the keys matching exactly T (and propertyNames), with a value valid under T's schemas."""
+    ws = em.ws()
+    n = len(alt.patterns)
+    sets = {
+        frozenset(i for i in acc if i < n)
+        for acc in classes.dfa.accepts
+        if classes.listed not in acc and classes.names_ok(acc)
+    }
+    options = []
+    for hit in sorted(sets, key=sorted):
+        conj: Conj = (
+            tuple(s for i, (_, c, _) in enumerate(alt.patterns) if i in hit for s in c) if hit else alt.additional
+        )
+        value = em.rule_for(conj, anchor)
+        if value is None:
+            continue
+
+        def accept(acc: frozenset[int], hit: frozenset[int] = hit) -> bool:
+            return classes.listed not in acc and classes.names_ok(acc) and frozenset(i for i in acc if i < n) == hit
+
+        def new_rule() -> str:
+            return em.fresh(em.sub_name(owner, "k"))
+
+        def set_rule(name: str, body: str) -> None:
+            em.rules[name] = body
+
+        key = emit_keys(classes.dfa, accept, em.charset_rule, new_rule, set_rule)
+        if key is not None:
+            options.append(em.seq(key, ws, '":"', ws, value, ws))
+    if not options:
+        return None
+    return options[0] if len(options) == 1 else "(" + " | ".join(options) + ")"
+
+
 def _additional_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, known: list[str]) -> str | None:
-    """Expression for one additional member (key, colon, value), or None if none is allowed."""
+    """Expression for one additional member (key, colon, value), or None if none is allowed.
+
+    The fallback when the key automaton is too large: exact without patterns, narrower with them.
+    """
     ws = em.ws()
     known = list(dict.fromkeys(known))
     additional_false = em.rule_for(alt.additional, anchor) is None

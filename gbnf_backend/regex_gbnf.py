@@ -33,6 +33,7 @@ __all__ = [
     "length_bounds",
     "parse_regex",
     "regex_to_gbnf",
+    "split_anchors",
     "translate_regex",
 ]
 
@@ -429,7 +430,7 @@ def length_bounds(node: RegexNode) -> tuple[int, int | None]:
     return a * node.lo, None if node.hi is None or (b is None and node.hi > 0) else (b or 0) * node.hi
 
 
-def _split_anchors(node: RegexNode, pattern: str) -> list[tuple[bool, bool, RegexNode]]:
+def split_anchors(node: RegexNode, pattern: str) -> list[tuple[bool, bool, RegexNode]]:
     """Return the top-level alternatives as (anchored at start, anchored at end, anchor-free core)."""
     branches = node.items if node.kind == "alt" else (node,)
     out = []
@@ -474,7 +475,7 @@ def translate_regex(
     """
     tree = node if node is not None else parse_regex(pattern)
     alternatives = []
-    for bol, eol, core in _split_anchors(tree, pattern):
+    for bol, eol, core in split_anchors(tree, pattern):
         body = _expr(core, char_expr, new_rule)
         if body is None:
             continue

@@ -118,3 +118,70 @@ def test_pattern_properties_with_additional_properties(schema: Any, accepted: li
 )
 def test_formats_accept_their_valid_forms(fmt: str, accepted: list[str], refused: list[str]) -> None:
     _check({"type": "string", "format": fmt}, [json.dumps(t) for t in accepted], [json.dumps(t) for t in refused])
+
+
+_KEYS = ["a", "b", "ab", "x-a", "x-b", "y", "abc", "é", ""]
+_VALUES: list[Any] = [1, 5, "s", "st", True]
+
+
+def _instances() -> list[Any]:
+    singles = [{k: v} for k in _KEYS for v in _VALUES]
+    pairs = [{k1: 1, k2: "s"} for k1 in _KEYS for k2 in _KEYS if k1 != k2]
+    return [{}, *singles, *pairs, [], [1], [1, "s"], [1, 2, 3]]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "patternProperties": {"^x-": {"type": "integer"}}},
+        {
+            "type": "object",
+            "patternProperties": {"^x-": {"type": "integer"}},
+            "additionalProperties": {"type": "string"},
+        },
+        {"type": "object", "properties": {"x-a": {"type": "string"}}, "patternProperties": {"^x-": {"maxLength": 1}}},
+        {"type": "object", "patternProperties": {"a": {"type": "integer"}, "b": {"minimum": 3}}},
+        {"type": "object", "patternProperties": {"a": {"type": "integer"}, "b": {}}, "additionalProperties": False},
+        {"type": "object", "patternProperties": {"^a": {"type": "integer"}}, "minProperties": 2},
+        {"type": "object", "propertyNames": {"pattern": "^[a-c]+$"}},
+        {"type": "object", "propertyNames": {"maxLength": 2}, "properties": {"abc": {}, "ab": {}}},
+        {"type": "object", "propertyNames": {"enum": ["a", "b"]}, "required": ["a"]},
+        {"type": "object", "propertyNames": False},
+        {
+            "allOf": [{"properties": {"a": {}}}, {"patternProperties": {"^b": {"type": "integer"}}}],
+            "unevaluatedProperties": False,
+        },
+        {"properties": {"a": {"type": "integer"}}, "unevaluatedProperties": {"type": "string"}},
+        {"prefixItems": [{"type": "integer"}], "unevaluatedItems": False},
+        {"allOf": [{"prefixItems": [{"type": "integer"}]}], "unevaluatedItems": {"type": "string"}},
+    ],
+)
+def test_key_classes_agree_with_jsonschema(schema: Any, *, exact: bool = True) -> None:
+    """patternProperties (overlapping, several), propertyNames and unevaluated*: never wider than jsonschema,
+    and exact on these shapes (every valid instance in schema order is accepted)."""
+    from gbnf_backend._schema_order import order_like_schema
+
+    grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
+    validator = jsonschema.Draft202012Validator(schema)
+    for instance in _instances():
+        text = json.dumps(order_like_schema(schema, instance))
+        orders = [text]
+        if isinstance(instance, dict) and len(instance) == 2:  # members come in a fixed order (documented)
+            orders.append(json.dumps(dict(reversed(list(instance.items())))))
+        valid = validator.is_valid(instance)
+        if exact:
+            assert any(grammar.matches(t) for t in orders) == valid, (schema, text)
+        if not valid:
+            assert not any(grammar.matches(t) for t in orders), (schema, text)
+
+
+def test_unevaluated_properties_across_overlapping_any_of_is_narrower_never_wider() -> None:
+    # When both branches hold, jsonschema counts the keys of both as evaluated; an alternative of the
+    # grammar knows only its own branch, so {"a": 1, "b": 2} is refused (documented narrowing).
+    schema = {
+        "anyOf": [{"properties": {"a": {}}, "required": ["a"]}, {"properties": {"b": {}}}],
+        "unevaluatedProperties": False,
+    }
+    test_key_classes_agree_with_jsonschema(schema, exact=False)
+    grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
+    assert grammar.matches('{"a": 1}') and grammar.matches('{"b": 1}') and not grammar.matches('{"c": 1}')

@@ -28,7 +28,7 @@ from ._schema_ir import (
     ObjAlt,
     StrAlt,
 )
-from ._schema_numbers import int_range_expr, number_range_expr, scientific_expr
+from ._schema_numbers import int_range_expr, multiples_expr, number_range_expr, scientific_expr
 from ._schema_resolve import Sub
 from ._schema_text import ANY, Charset, charset, complement, json_char_expr, json_string_literal, union
 from .errors import SchemaError
@@ -59,7 +59,6 @@ _SEGMENT_NAMES = {
     "oneOf": "one",
     "additionalItems": "addi",
 }
-MAX_MOD = 1000
 _ANNOTATIONS = frozenset(
     {"title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly", "$schema"}
 )
@@ -299,11 +298,22 @@ class Emitter:
                 continue
             integer = True
             modulus = modulus * int(m) // _gcd(modulus, int(m))
-        if modulus > 1 and (alt.lo is not None or alt.hi is not None or modulus > MAX_MOD):
-            self.norm.weaken(f"{anchor.ptr}/multipleOf", "multipleOf combined with bounds or above 1000")
-            modulus = 1
         if modulus > 1:
-            return self._multiple_of(modulus, owner)
+            lo = None if alt.lo is None else _ceil_int(alt.lo)
+            hi = None if alt.hi is None else _floor_int(alt.hi)
+
+            def reserve(key: str, body: str | None) -> str:
+                if body is None:
+                    return self.fresh(self.sub_name(owner, key))
+                self.rules[key] = body
+                return key
+
+            try:
+                expr = multiples_expr(modulus, lo, hi, reserve)
+            except ValueError:
+                self.norm.weaken(f"{anchor.ptr}/multipleOf", f"multipleOf {modulus} needs too large an automaton")
+            else:
+                return None if expr is None else f"{_group(expr)} {_ZERO_FRACTION}"
         if integer:
             lo = None if alt.lo is None else _ceil_int(alt.lo)
             hi = None if alt.hi is None else _floor_int(alt.hi)
@@ -328,23 +338,6 @@ class Emitter:
             return None
         scientific = scientific_expr(alt.lo, alt.hi)
         return plain if scientific is None else f"{_group(plain)} | {_group(scientific)}"
-
-    def _multiple_of(self, k: int, owner: str) -> str:
-        """Integers divisible by ``k``: a k-state remainder automaton over the decimal digits."""
-        names = [self.fresh(self.sub_name(owner, f"mod{k}-{r}")) for r in range(k)]
-        for r in range(k):
-            targets: dict[int, list[int]] = {}
-            for d in range(10):
-                targets.setdefault((10 * r + d) % k, []).append(d)
-            alts = [f"[{''.join(map(str, ds))}] {names[t]}" for t, ds in sorted(targets.items())]
-            if r == 0:
-                alts.insert(0, '""')
-            self.rules[names[r]] = " | ".join(alts)
-        starts: dict[int, list[int]] = {}
-        for d in range(1, 10):
-            starts.setdefault(d % k, []).append(d)
-        first = " | ".join(f"[{''.join(map(str, ds))}] {names[t]}" for t, ds in sorted(starts.items()))
-        return f'"-"? ("0" | {first}) {_ZERO_FRACTION}'
 
     def string_expr(self, alt: StrAlt, owner: str, anchor: Sub) -> str | None:
         lo, hi = alt.min_len, alt.max_len

@@ -515,12 +515,25 @@ class Normalizer:
             lo = _tighter(x.lo, y.lo, True)
             hi = _tighter(x.hi, y.hi, False)
             return lo is not None and hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and not (lo[1] and hi[1])))
-        if isinstance(x, ObjAlt) and isinstance(y, ObjAlt) and depth > 0:
-            for key in sorted(x.required & y.required):
-                xa = self.conj_alts(_value_conj(x, key), sub)
-                ya = self.conj_alts(_value_conj(y, key), sub)
-                if all(self._alt_disjoint(p, q, sub, depth - 1) for p in xa for q in ya):
-                    return True
+        if isinstance(x, StrAlt) and isinstance(y, StrAlt):
+            return _ranges_disjoint(x.min_len, x.max_len, y.min_len, y.max_len)
+        if isinstance(x, ArrAlt) and isinstance(y, ArrAlt):
+            return _ranges_disjoint(x.min_items, x.max_items, y.min_items, y.max_items)
+        if isinstance(x, ObjAlt) and isinstance(y, ObjAlt):
+            if _ranges_disjoint(x.min_props, x.max_props, y.min_props, y.max_props):
+                return True
+            # A key one branch requires and the other forbids (a discriminator by presence).
+            for a, b in ((x, y), (y, x)):
+                for key in sorted(a.required):
+                    if not self.conj_alts(_value_conj(b, key), sub):
+                        return True
+            if depth > 0:
+                # A key both require, with values no value satisfies in both (a const/enum/type discriminator).
+                for key in sorted(x.required & y.required):
+                    xa = self.conj_alts(_value_conj(x, key), sub)
+                    ya = self.conj_alts(_value_conj(y, key), sub)
+                    if all(self._alt_disjoint(p, q, sub, depth - 1) for p in xa for q in ya):
+                        return True
         return False
 
     # -- intersection -----------------------------------------------------------------------------
@@ -653,6 +666,11 @@ def _value_conj(o: ObjAlt, key: str) -> Conj:
 
 def _at(a: ArrAlt, i: int) -> Conj:
     return a.prefix[i] if i < len(a.prefix) else a.items
+
+
+def _ranges_disjoint(a_lo: int, a_hi: int | None, b_lo: int, b_hi: int | None) -> bool:
+    """Whether the count ranges [a_lo, a_hi] and [b_lo, b_hi] (None = unbounded) share no value."""
+    return (a_hi is not None and a_hi < b_lo) or (b_hi is not None and b_hi < a_lo)
 
 
 def _min_opt(a: int | None, b: int | None) -> int | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 
-__all__ = ["Bound", "int_range_expr", "number_range_expr", "scientific_expr"]
+__all__ = ["Bound", "int_range_expr", "multiples_expr", "number_range_expr", "scientific_expr"]
 
 # A bound: (value, inclusive). None = unbounded on that side.
 Bound = tuple[Fraction, bool] | None
@@ -358,3 +358,105 @@ def scientific_expr(lo: Bound, hi: Bound) -> str | None:
     if not parts:
         return None
     return _alts([p if " " not in p else f"({p})" for p in parts])
+
+
+#: Most helper rules :func:`multiples_expr` may create (digit positions × tightness × remainders).
+MAX_MULTIPLE_RULES = 6000
+
+
+def multiples_expr(k: int, lo: int | None, hi: int | None, new_rule: NewRule) -> str | None:
+    """Return an expression for the JSON integers in [lo, hi] (None = unbounded) divisible by ``k``.
+
+    A digit automaton tracks, per position, whether the prefix still equals a bound's prefix and the
+    remainder modulo ``k`` (exact). None if no integer qualifies; ValueError when it would take more than
+    :data:`MAX_MULTIPLE_RULES` rules. ``-0`` is accepted when 0 is in range.
+    """
+    if lo is not None and hi is not None and hi < lo:
+        return None
+    budget = [MAX_MULTIPLE_RULES]
+    parts = []
+    if lo is None or lo < 0:
+        mag_lo = 1 if hi is None or hi >= -1 else -hi
+        neg = _uint_multiples(k, mag_lo, None if lo is None else -lo, new_rule, budget)
+        zero = (lo is None or lo <= 0) and (hi is None or hi >= 0)
+        options = [e for e in (neg, '"0"' if zero else None) if e is not None]
+        if options:
+            parts.append(f'"-" {_alts(options)}')
+    if hi is None or hi >= 0:
+        pos = _uint_multiples(k, max(lo, 0) if lo is not None else 0, hi, new_rule, budget)
+        if pos is not None:
+            parts.append(pos)
+    return _alts(parts) if parts else None
+
+
+def _uint_multiples(k: int, a: int, b: int | None, new_rule: NewRule, budget: list[int]) -> str | None:
+    """Non-negative integers in [a, b] divisible by k, without leading zeros."""
+    if b is not None and b < a:
+        return None
+    memo: dict[tuple[str, str, int, bool, bool, int], str | None] = {}
+
+    def rule(body: str) -> str:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ValueError("multipleOf automaton too large")
+        name = new_rule("mul", None)
+        new_rule(name, body)
+        return name
+
+    def walk(x: str, y: str, i: int, tight_lo: bool, tight_hi: bool, r: int) -> str | None:
+        """Digits i.. of a length-len(x) number in [x, y] (prefix so far tight as flagged), remainder r."""
+        if i == len(x):
+            return '""' if r == 0 else None
+        key = (x, y, i, tight_lo, tight_hi, r)
+        if key in memo:
+            return memo[key]
+        d_lo = int(x[i]) if tight_lo else 0
+        d_hi = int(y[i]) if tight_hi else 9
+        groups: dict[str, list[int]] = {}
+        for d in range(d_lo, d_hi + 1):
+            rest = walk(x, y, i + 1, tight_lo and d == d_lo, tight_hi and d == d_hi, (10 * r + d) % k)
+            if rest is not None:
+                groups.setdefault(rest, []).append(d)
+        alts = [f"[{''.join(map(str, ds))}]" + ("" if rest == '""' else f" {rest}") for rest, ds in groups.items()]
+        result = None if not alts else rule(" | ".join(alts)) if len(alts) > 1 or " " in alts[0] else alts[0]
+        memo[key] = result
+        return result
+
+    parts = []
+    top = len(str(b)) if b is not None else len(str(a))
+    for length in range(len(str(a)), top + 1):
+        x = max(a, 10 ** (length - 1) if length > 1 else 0)
+        y = 10**length - 1 if b is None else min(b, 10**length - 1)
+        if x <= y:
+            e = walk(str(x), str(y), 0, True, True, 0)
+            if e is not None:
+                parts.append(e)
+    if b is None:
+        # Longer numbers: a non-zero digit, then at least ``top`` digits; remainders tracked throughout.
+        spend = (top + 1) * k
+        budget[0] -= spend
+        if budget[0] < 0:
+            raise ValueError("multipleOf automaton too large")
+        tail = [new_rule("mod", None) for _ in range(k)]
+        for r in range(k):
+            alts = (['""'] if r == 0 else []) + _digit_steps(k, r, tail)
+            new_rule(tail[r], " | ".join(alts))
+        level = tail
+        for _ in range(top):
+            names = [new_rule("mod", None) for _ in range(k)]
+            for r in range(k):
+                new_rule(names[r], " | ".join(_digit_steps(k, r, level)))
+            level = names
+        lead: dict[int, list[int]] = {}
+        for d in range(1, 10):
+            lead.setdefault(d % k, []).append(d)
+        parts.extend(f"[{''.join(map(str, ds))}] {level[r]}" for r, ds in sorted(lead.items()))
+    return _alts(parts) if parts else None
+
+
+def _digit_steps(k: int, r: int, targets: list[str]) -> list[str]:
+    """Alternatives ``[digits] targets[(10 r + d) mod k]`` grouped by target."""
+    groups: dict[int, list[int]] = {}
+    for d in range(10):
+        groups.setdefault((10 * r + d) % k, []).append(d)
+    return [f"[{''.join(map(str, ds))}] {targets[t]}" for t, ds in sorted(groups.items())]

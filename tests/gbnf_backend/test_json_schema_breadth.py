@@ -185,3 +185,45 @@ def test_unevaluated_properties_across_overlapping_any_of_is_narrower_never_wide
     test_key_classes_agree_with_jsonschema(schema, exact=False)
     grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
     assert grammar.matches('{"a": 1}') and grammar.matches('{"b": 1}') and not grammar.matches('{"c": 1}')
+
+
+@pytest.mark.parametrize(
+    ("k", "lo", "hi"),
+    [(7, None, None), (3, 5, 100), (5, -47, 33), (12, 0, None), (4, None, -3), (1000, 0, 100000), (9, 1, 8)],
+)
+def test_multiple_of_with_bounds_is_exact(k: int, lo: int | None, hi: int | None) -> None:
+    schema: dict[str, Any] = {"type": "integer", "multipleOf": k}
+    if lo is not None:
+        schema["minimum"] = lo
+    if hi is not None:
+        schema["maximum"] = hi
+    grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
+    for v in range(-1100, 2100):
+        expected = v % k == 0 and (lo is None or v >= lo) and (hi is None or v <= hi)
+        assert grammar.matches(str(v)) == expected, (schema, v)
+    assert grammar.matches("0.0") == (0 % k == 0 and (lo is None or lo <= 0) and (hi is None or hi >= 0))
+
+
+def test_one_of_branches_told_apart_by_required_keys_lengths_or_values() -> None:
+    schema = {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string"}},
+                "required": ["a"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {"b": {"type": "integer"}},
+                "required": ["b"],
+                "additionalProperties": False,
+            },
+            {"type": "string", "maxLength": 3},
+            {"type": "string", "minLength": 4, "pattern": "^a"},
+            {"type": "object", "properties": {"kind": {"const": "x"}, "v": {}}, "required": ["kind"]},
+        ]
+    }
+    _check(
+        schema, ['{"a": "x"}', '{"b": 1}', '"abc"', '"abcd"', '{"kind": "x", "v": 1}'], ['{"a": "x", "b": 1}', '"bcde"']
+    )

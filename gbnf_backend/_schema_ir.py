@@ -13,14 +13,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ._schema_alts import (
+    _ALL_TYPES,
+    _TYPE_OF,
+    Alt,
+    ArrAlt,
+    BoolAlt,
+    Bound,
+    Conj,
+    EnumAlt,
+    NullAlt,
+    NumAlt,
+    ObjAlt,
+    StrAlt,
+)
+from ._schema_keywords import check_keywords, count_keyword
 from ._schema_resolve import Registry, Sub
 from .errors import SchemaError
 
 __all__ = [
+    "MAX_ALTS",
     "Alt",
     "ArrAlt",
     "BoolAlt",
@@ -53,74 +68,6 @@ def _uses_identifiers(schema: Any) -> bool:
     return False
 
 
-Conj = tuple[Sub, ...]
-Bound = tuple[Fraction, bool] | None
-
-
-@dataclass(frozen=True)
-class NullAlt:
-    pass
-
-
-@dataclass(frozen=True)
-class BoolAlt:
-    values: frozenset[bool] = frozenset({True, False})
-
-
-@dataclass(frozen=True)
-class NumAlt:
-    integer: bool = False
-    lo: Bound = None
-    hi: Bound = None
-    multiples: tuple[Fraction, ...] = ()
-
-
-@dataclass(frozen=True)
-class StrAlt:
-    min_len: int = 0
-    max_len: int | None = None
-    patterns: tuple[tuple[str, str], ...] = ()  # (pattern, pointer)
-    formats: tuple[tuple[str, str], ...] = ()  # (format, pointer)
-
-
-@dataclass(frozen=True)
-class ArrAlt:
-    prefix: tuple[Conj, ...] = ()
-    items: Conj = ()
-    min_items: int = 0
-    max_items: int | None = None
-
-
-@dataclass(frozen=True)
-class ObjAlt:
-    props: tuple[tuple[str, Conj], ...] = ()
-    required: frozenset[str] = frozenset()
-    patterns: tuple[tuple[str, Conj, str], ...] = ()  # (pattern, value conj, pointer)
-    additional: Conj = ()
-    min_props: int = 0
-    max_props: int | None = None
-    ptr: str = ""
-    explicit_additional: bool = False
-    names: Conj = ()  # propertyNames subschemas every key must satisfy
-
-
-@dataclass(frozen=True)
-class EnumAlt:
-    values: tuple[Any, ...] = field(default=())
-
-
-Alt = NullAlt | BoolAlt | NumAlt | StrAlt | ArrAlt | ObjAlt | EnumAlt
-_TYPE_OF = {
-    "null": NullAlt,
-    "boolean": BoolAlt,
-    "number": NumAlt,
-    "integer": NumAlt,
-    "string": StrAlt,
-    "array": ArrAlt,
-    "object": ObjAlt,
-}
-_ALL_TYPES = ("null", "boolean", "number", "string", "array", "object")
-
 # Keywords that assert something we cannot express exactly.
 UNSUPPORTED = (
     "not",
@@ -139,81 +86,6 @@ UNSUPPORTED = (
 )
 MAX_ALTS = 64
 MAX_DEPTH = 120
-#: Largest count keyword (minLength, maxItems, ...) a grammar spells; beyond it the schema is refused.
-MAX_COUNT = 10**15
-_COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_ONE = (
-    "additionalProperties",
-    "additionalItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-
-
-def count_keyword(s: dict[str, Any], key: str, ptr: str) -> int | None:
-    """The value of a non-negative integer keyword (``1.0`` counts as 1), None if absent.
-
-    Raises SchemaError at ``ptr/key`` for anything else, and for values above :data:`MAX_COUNT`.
-    """
-    v = s.get(key)
-    if v is None:
-        return None
-    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise SchemaError(f"'{key}' must be a non-negative integer, not {v!r}", pointer=f"{ptr}/{key}")
-    if v > MAX_COUNT:
-        raise SchemaError(f"'{key}' {v} is above the largest supported count {MAX_COUNT}", pointer=f"{ptr}/{key}")
-    return v
-
-
-def check_keywords(s: dict[str, Any], ptr: str) -> None:
-    """Raise SchemaError (with the keyword's pointer) when a keyword the converter reads has the wrong shape.
-
-    Cost: O(number of keywords + entries of the subschema maps/lists); nested subschemas are checked when
-    they are converted.
-    """
-
-    def bad(key: str, what: str) -> SchemaError:
-        return SchemaError(f"'{key}' must be {what}, not {s[key]!r}"[:200], pointer=f"{ptr}/{key}")
-
-    for key in _COUNTS:
-        if key in s:
-            count_keyword(s, key, ptr)
-    for key in _SCHEMA_MAPS:
-        if key in s and (not isinstance(s[key], dict) or not all(isinstance(v, (dict, bool)) for v in s[key].values())):
-            raise bad(key, "an object of schemas")
-    for key in _SCHEMA_LISTS:
-        if key in s and (
-            not isinstance(s[key], list)
-            or (key != "prefixItems" and not s[key])
-            or not all(isinstance(v, (dict, bool)) for v in s[key])
-        ):
-            raise bad(key, "a non-empty array of schemas" if key != "prefixItems" else "an array of schemas")
-    for key in _SCHEMA_ONE:
-        if key in s and not isinstance(s[key], (dict, bool)):
-            raise bad(key, "a schema")
-    if "items" in s and not isinstance(s["items"], (dict, bool, list)):
-        raise bad("items", "a schema")
-    if isinstance(s.get("items"), list) and not all(isinstance(v, (dict, bool)) for v in s["items"]):
-        raise bad("items", "a schema or an array of schemas")
-    if "required" in s and (not isinstance(s["required"], list) or not all(isinstance(k, str) for k in s["required"])):
-        raise bad("required", "an array of strings")
-    for key in ("pattern", "format", "$ref"):
-        if key in s and not isinstance(s[key], str):
-            raise bad(key, "a string")
-    if "type" in s:
-        names = [s["type"]] if isinstance(s["type"], str) else s["type"]
-        if not isinstance(names, list) or not names or not all(n in _TYPE_OF for n in names):
-            raise bad("type", f"one of {sorted(_TYPE_OF)} or a non-empty array of them")
 
 
 def _is_false(sub: Sub) -> bool:

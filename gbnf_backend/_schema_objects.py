@@ -21,8 +21,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._schema_ir import ArrAlt, Conj, ObjAlt, count_keyword
+from ._schema_ir import ArrAlt, Conj, ObjAlt
 from ._schema_keys import KeyDfa, KeyDfaTooLarge, build_key_dfa, emit_keys
+from ._schema_keywords import count_keyword
 from ._schema_resolve import Sub
 from ._schema_text import (
     Charset,

@@ -49,6 +49,8 @@ class StrAlt:
     max_len: int | None = None
     patterns: tuple[tuple[str, str], ...] = ()  # (pattern, pointer)
     formats: tuple[tuple[str, str], ...] = ()  # (format, pointer)
+    not_patterns: tuple[tuple[str, str], ...] = ()  # patterns that must not match (from "not")
+    not_values: tuple[str, ...] = ()  # strings excluded (from "not" of an enum/const)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class ArrAlt:
     items: Conj = ()
     min_items: int = 0
     max_items: int | None = None
+    contains: tuple[tuple[Conj, int, str], ...] = ()  # (schemas, minContains, pointer)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class ObjAlt:
     ptr: str = ""
     explicit_additional: bool = False
     names: Conj = ()  # propertyNames subschemas every key must satisfy
+    opaque: frozenset[str] = frozenset()  # listed keys no annotating keyword evaluates (from not/else)
 
 
 @dataclass(frozen=True)

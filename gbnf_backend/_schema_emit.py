@@ -28,6 +28,7 @@ from ._schema_ir import (
     ObjAlt,
     StrAlt,
 )
+from ._schema_keys import KeyDfaTooLarge, build_key_dfa, emit_keys
 from ._schema_numbers import int_range_expr, multiples_expr, number_range_expr, scientific_expr
 from ._schema_resolve import Sub
 from ._schema_text import ANY, Charset, charset, complement, json_char_expr, json_string_literal, union
@@ -348,10 +349,17 @@ class Emitter:
         ptr = (alt.patterns or alt.formats or (("", anchor.ptr),))[0][1]
         if len(formats) > 1:
             self.norm.weaken(ptr, "two different formats")
-        if len(patterns) > 1:
-            self.norm.weaken(ptr, "several patterns (their intersection is not computed)")
-        if formats and (patterns or lo > 0 or hi is not None):
+        negated = bool(alt.not_patterns or alt.not_values)
+        if formats and (patterns or negated or lo > 0 or hi is not None):
             self.norm.weaken(ptr, "format combined with pattern or length limits")
+        if not formats and (len(patterns) > 1 or negated):
+            found, expr = self._string_automaton(alt, owner, ptr)
+            if found:
+                return expr
+        if len(patterns) > 1:
+            self.norm.weaken(ptr, "several patterns (their intersection is too large to compute)")
+        if negated:
+            self.norm.weaken(ptr, "'not' of a pattern (automaton too large)")
         if formats and not patterns:
             name, rules = format_rules(next(iter(formats)), self.prefix)
             self.rules.update(rules)
@@ -368,6 +376,9 @@ class Emitter:
             pattern = next(iter(patterns))
             node = _fit_lengths(parsed, lo, hi)
             if node is None:
+                found, expr = self._string_automaton(alt, owner, ptr)
+                if found:
+                    return expr
                 self.norm.weaken(ptr, "pattern combined with minLength/maxLength")
                 node = parsed
             char = self.prim("char")
@@ -384,6 +395,44 @@ class Emitter:
         char = self.prim("char")
         rep = counted_repeat(char, lo, hi, lambda b: self.helper(owner, "rep", b))
         return f'"\\"" {rep} "\\""' if rep else '"\\"\\""'
+
+    def _string_automaton(self, alt: StrAlt, owner: str, ptr: str) -> tuple[bool, str | None]:
+        """Strings matching every pattern, no negated pattern or excluded value, within the length limits.
+
+        One DFA over all of them (see :mod:`._schema_keys`); returns (False, None) when it would be too large
+        (lengths count as a pattern ``^[\\s\\S]{lo,hi}$``, so long limits are too large too).
+        """
+        lo, hi = alt.min_len, alt.max_len
+        required = list(dict.fromkeys(p for p, _ in alt.patterns))
+        if lo > 0 or hi is not None:
+            if max(lo, hi or 0) > _MAX_AUTOMATON_LENGTH:
+                return False, None
+            required.append(f"^[\\s\\S]{{{lo},{'' if hi is None else hi}}}$")
+        forbidden = list(dict.fromkeys(p for p, _ in alt.not_patterns))
+        try:
+            dfa = build_key_dfa(required + forbidden, [list(alt.not_values)])
+        except KeyDfaTooLarge:
+            return False, None
+        except RegexError as exc:
+            if exc.invalid:
+                raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
+            self.norm.weaken(ptr, f"pattern: {exc}")
+            return False, None
+        need = frozenset(range(len(required)))
+        banned = frozenset(range(len(required), len(required) + len(forbidden) + 1))
+
+        def new_rule() -> str:
+            return self.fresh(self.sub_name(owner, "s"))
+
+        def set_rule(name: str, body: str) -> None:
+            self.rules[name] = body
+
+        expr = emit_keys(dfa, lambda acc: need <= acc and not (banned & acc), self.charset_rule, new_rule, set_rule)
+        return True, expr
+
+
+#: Longest minLength/maxLength folded into a string automaton (one state per character).
+_MAX_AUTOMATON_LENGTH = 256
 
 
 def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:

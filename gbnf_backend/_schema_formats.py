@@ -18,6 +18,9 @@ awkward to state in a context-free grammar the grammar is narrower, which can on
   absolute URI with an optional fragment; IPvFuture literals refused), ``uri-reference`` (a URI or a relative
   reference), ``uri-template`` (RFC 6570 level 4), ``json-pointer`` (RFC 6901) and ``relative-json-pointer``
   (a non-negative integer then ``#`` or a JSON pointer; no index manipulation).
+* ``idn-hostname`` (ASCII lowercase labels only, no ``--`` in positions 3–4, at most 3 labels),
+  ``idn-email``/``iri``/``iri-reference`` (their ASCII forms: ``email``, ``uri``, ``uri-reference``) and
+  ``regex`` (strings without metacharacters or escapes): narrower than the formats, never wider.
 """
 
 from __future__ import annotations
@@ -98,6 +101,16 @@ _BODIES: dict[str, str] = {
     "json-pointer": '("/" (@pointer-char | "~" [01])*)*',
     "relative-json-pointer": '("0" | [1-9] [0-9]*) ("#" | @json-pointer)',
     "pointer-char": _POINTER_CHAR,
+    # IDNA labels: lowercase letters, digits and inner hyphens, never "--" in positions 3-4 (IDNA 2008
+    # refuses upper case and those hyphens; non-ASCII labels are refused, which only narrows).
+    "idn-label": "[a-z0-9] ([a-z0-9] | [a-z0-9-] [a-z0-9] | [a-z0-9-] [a-z0-9] [a-z0-9-]{0,59} [a-z0-9] "
+    '| [a-z0-9-] "-" [a-z0-9] ([a-z0-9-]{0,58} [a-z0-9])?)?',
+    "idn-hostname": '@idn-label ("." @idn-label){0,2}',
+    "idn-email": "@email",
+    "iri": "@uri",
+    "iri-reference": "@uri-reference",
+    # A pattern of plain characters only (no metacharacter, no escape): always a valid regular expression.
+    "regex": '[^\\\\^$.|?*+()\\[\\]{}"\\x00-\\x1f]*',
 }
 
 # The public format names and the primitive that spells each.
@@ -116,6 +129,11 @@ FORMATS = (
     "uri-template",
     "json-pointer",
     "relative-json-pointer",
+    "idn-hostname",
+    "idn-email",
+    "iri",
+    "iri-reference",
+    "regex",
 )
 
 

@@ -30,6 +30,7 @@ from ._schema_alts import (
     ObjAlt,
     StrAlt,
 )
+from ._schema_complement import complement_alts, forbid_key, other_types
 from ._schema_keywords import check_keywords, count_keyword
 from ._schema_resolve import Registry, Sub
 from .errors import SchemaError
@@ -70,18 +71,8 @@ def _uses_identifiers(schema: Any) -> bool:
 
 # Keywords that assert something we cannot express exactly.
 UNSUPPORTED = (
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "minContains",
-    "maxContains",
-    "dependentRequired",
-    "dependentSchemas",
     "$dynamicRef",
     "$recursiveRef",
-    "dependencies",
     "uniqueItems",
 )
 MAX_ALTS = 64
@@ -192,8 +183,54 @@ class Normalizer:
             if not self._disjoint(branches, sub):
                 self.weaken(f"{sub.ptr}/oneOf", "oneOf branches may overlap (exactly-one cannot be enforced)")
             result = [a for br in branches for a in br]
+        if "not" in s:
+            negated = complement_alts(self.alts(sub.child("not")), sub, lambda a, b: self.intersect_lists(a, b, sub))
+            if negated is None:
+                self.weaken(f"{sub.ptr}/not", "'not' of this schema cannot be enforced by a grammar")
+            else:
+                result = self.intersect_lists(result, negated, sub)
+        if "if" in s and ("then" in s or "else" in s):
+            result = self._conditional(sub, result)
+        result = self._dependencies(sub, result)
         if "unevaluatedProperties" in s or "unevaluatedItems" in s:
             result = [self._unevaluated(a, sub) for a in result]
+        return result
+
+    def _conditional(self, sub: Sub, result: list[Alt]) -> list[Alt]:
+        """``if``/``then``/``else`` as (if ∧ then) ∨ (¬if ∧ else); needs the complement of ``if``."""
+        cond = self.alts(sub.child("if"))
+        negated = complement_alts(cond, sub, lambda a, b: self.intersect_lists(a, b, sub))
+        if negated is None:
+            self.weaken(f"{sub.ptr}/if", "'if' whose complement cannot be enforced by a grammar")
+            return result
+        then = self.alts(sub.child("then")) if "then" in sub.schema else None
+        other = self.alts(sub.child("else")) if "else" in sub.schema else None
+        branches = (cond if then is None else self.intersect_lists(cond, then, sub)) + (
+            negated if other is None else self.intersect_lists(negated, other, sub)
+        )
+        return self.intersect_lists(result, branches, sub)
+
+    def _dependencies(self, sub: Sub, result: list[Alt]) -> list[Alt]:
+        """Apply dependentRequired/dependentSchemas/dependencies: per key, absent or present with its dependency."""
+        s = sub.schema
+        items: list[tuple[str, str, Any]] = []
+        for kw in ("dependentRequired", "dependentSchemas", "dependencies"):
+            value = s.get(kw)
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                raise SchemaError(f"'{kw}' must be an object", pointer=f"{sub.ptr}/{kw}")
+            items.extend((kw, key, dep) for key, dep in value.items())
+        for kw, key, dep in items:
+            absent: list[Alt] = [forbid_key(key, sub), *other_types(ObjAlt)]
+            present: list[Alt] = [ObjAlt(required=frozenset({key}))]
+            if isinstance(dep, list):
+                if not all(isinstance(k, str) for k in dep):
+                    raise SchemaError(f"'{kw}' lists must hold strings", pointer=f"{sub.ptr}/{kw}/{key}")
+                present = [ObjAlt(required=frozenset({key, *dep}))]
+            else:
+                present = self.intersect_lists(present, self.alts(sub.child(kw, key)), sub)
+            result = self.intersect_lists(result, absent + present, sub)
         return result
 
     def _unevaluated(self, alt: Alt, sub: Sub) -> Alt:
@@ -207,16 +244,18 @@ class Normalizer:
         """
         s = sub.schema
         if isinstance(alt, ObjAlt) and "unevaluatedProperties" in s and not alt.additional:
+            uneval = sub.child("unevaluatedProperties")
             return ObjAlt(
-                alt.props,
+                tuple((k, (*conj, uneval)) if k in alt.opaque else (k, conj) for k, conj in alt.props),
                 alt.required,
                 alt.patterns,
-                (sub.child("unevaluatedProperties"),),
+                (uneval,),
                 alt.min_props,
                 alt.max_props,
                 alt.ptr,
                 True,
                 alt.names,
+                alt.opaque,
             )
         if isinstance(alt, ArrAlt) and "unevaluatedItems" in s and not alt.items:
             return ArrAlt(alt.prefix, (sub.child("unevaluatedItems"),), alt.min_items, alt.max_items)
@@ -328,8 +367,20 @@ class Normalizer:
                 prefix = [(sub.child("prefixItems", i),) for i in range(len(s["prefixItems"]))]
             if "items" in s:
                 items = (sub.child("items"),)
+        contains: tuple[tuple[Conj, int, str], ...] = ()
+        if "contains" in s:
+            least = count_keyword(s, "minContains", sub.ptr)
+            if "maxContains" in s:
+                count_keyword(s, "maxContains", sub.ptr)
+                self.weaken(f"{sub.ptr}/maxContains", "'maxContains' cannot be enforced by a grammar")
+            if least != 0:
+                contains = (((sub.child("contains"),), 1 if least is None else least, f"{sub.ptr}/contains"),)
         return ArrAlt(
-            tuple(prefix), items, count_keyword(s, "minItems", sub.ptr) or 0, count_keyword(s, "maxItems", sub.ptr)
+            tuple(prefix),
+            items,
+            count_keyword(s, "minItems", sub.ptr) or 0,
+            count_keyword(s, "maxItems", sub.ptr),
+            contains,
         )
 
     def _object(self, sub: Sub, s: dict[str, Any]) -> ObjAlt:
@@ -448,11 +499,19 @@ class Normalizer:
                 _min_opt(x.max_len, y.max_len),
                 x.patterns + y.patterns,
                 x.formats + y.formats,
+                x.not_patterns + y.not_patterns,
+                x.not_values + y.not_values,
             )
         if isinstance(x, ArrAlt) and isinstance(y, ArrAlt):
             n = max(len(x.prefix), len(y.prefix))
             prefix = tuple(_at(x, i) + _at(y, i) for i in range(n))
-            return ArrAlt(prefix, x.items + y.items, max(x.min_items, y.min_items), _min_opt(x.max_items, y.max_items))
+            return ArrAlt(
+                prefix,
+                x.items + y.items,
+                max(x.min_items, y.min_items),
+                _min_opt(x.max_items, y.max_items),
+                x.contains + y.contains,
+            )
         assert isinstance(x, ObjAlt) and isinstance(y, ObjAlt)
         return self._intersect_objects(x, y, sub)
 
@@ -474,6 +533,7 @@ class Normalizer:
             x.ptr or y.ptr,
             x.explicit_additional or y.explicit_additional,
             x.names + y.names,
+            (x.opaque - _annotated(y)) | (y.opaque - _annotated(x)),
         )
 
     def accepts(self, alt: Alt, v: Any) -> bool:
@@ -500,6 +560,8 @@ class Normalizer:
                 return False
             if alt.max_len is not None and len(v) > alt.max_len:
                 return False
+            if v in alt.not_values or any(self.registry.valid_schema({"pattern": p}, v) for p, _ in alt.not_patterns):
+                return False
             return all(self.registry.valid_schema({"pattern": p}, v) for p, _ in alt.patterns) and all(
                 self.registry.valid_schema({"format": f}, v) for f, _ in alt.formats
             )
@@ -508,6 +570,9 @@ class Normalizer:
                 return False
             if alt.max_items is not None and len(v) > alt.max_items:
                 return False
+            for conj, least, _ in alt.contains:
+                if sum(all(self.valid(s, item) for s in conj) for item in v) < least:
+                    return False
             return all(all(self.valid(s, item) for s in _at(alt, i)) for i, item in enumerate(v))
         assert isinstance(alt, ObjAlt)
         if not isinstance(v, dict) or len(v) < alt.min_props or not alt.required <= v.keys():
@@ -538,6 +603,11 @@ def _value_conj(o: ObjAlt, key: str) -> Conj:
 
 def _at(a: ArrAlt, i: int) -> Conj:
     return a.prefix[i] if i < len(a.prefix) else a.items
+
+
+def _annotated(o: ObjAlt) -> frozenset[str]:
+    """Listed keys of ``o`` that an annotating keyword (properties) evaluates."""
+    return frozenset(k for k, _ in o.props) - o.opaque
 
 
 def _ranges_disjoint(a_lo: int, a_hi: int | None, b_lo: int, b_hi: int | None) -> bool:

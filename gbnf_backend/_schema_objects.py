@@ -53,6 +53,10 @@ _PLAIN: Charset = subtract(charset([(_PLAIN_LO, _PLAIN_HI)]), charset([(0x22, 0x
 def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
     """Expression for arrays accepted by ``alt``; None if no array is. Cost: O(#prefix items) rules."""
     ws = em.ws()
+    if alt.contains:
+        found, expr = _contains_expr(em, alt, owner, anchor)
+        if found:
+            return expr
     lo, hi = alt.min_items, alt.max_items
     prefix: list[str] = []
     for conj in alt.prefix:
@@ -94,6 +98,36 @@ def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
     if lo == 0:
         content = f"{content}?" if content.startswith("(") or " " not in content else f"({content})?"
     return em.seq('"["', ws, content, '"]"')
+
+
+def _contains_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> tuple[bool, str | None]:
+    """Arrays with at least ``minContains`` items matching ``contains`` (all items matching ``items``).
+
+    Exact for one ``contains`` without prefix items, ``maxItems``, or a ``minItems`` above ``minContains``:
+    ``[ I* C (I* C){m-1} I* ]`` in JSON syntax, where C is an item valid under both schemas. Otherwise the
+    keyword is a weakening and (False, None) is returned (the caller then ignores it).
+    """
+    conj, least, ptr = alt.contains[0]
+    if len(alt.contains) > 1 or alt.prefix or alt.max_items is not None or alt.min_items > least:
+        em.norm.weaken(ptr, "'contains' combined with prefixItems, maxItems, a larger minItems or another contains")
+        return False, None
+    ws = em.ws()
+    item = em.rule_for(alt.items, anchor)
+    hit = em.rule_for(alt.items + conj, anchor)
+    if hit is None:
+        return True, None
+    if least > 1000:
+        em.norm.weaken(ptr, "minContains above 1000")
+        return False, None
+    skip = "" if item is None else em.helper(owner, "skip", em.seq(item, ws, '","', ws))
+    after = "" if item is None else em.helper(owner, "after", em.seq('","', ws, item, ws))
+    lead = f"{skip}*" if skip else ""
+    body = em.seq(lead, hit, ws)
+    if least > 1:
+        again = em.helper(owner, "again", em.seq('","', ws, lead, hit, ws))
+        body = em.seq(body, _rep(em, owner, again, least - 1, least - 1))
+    body = em.seq(body, f"{after}*" if after else "")
+    return True, em.seq('"["', ws, body, '"]"')
 
 
 def _rep(em: Emitter, owner: str, name: str, lo: int, hi: int | None) -> str:

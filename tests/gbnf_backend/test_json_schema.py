@@ -287,8 +287,9 @@ def test_non_productive_recursion_is_an_error_not_a_crash() -> None:
     ("schema", "pointer"),
     [
         ({"properties": {"a": {"uniqueItems": True}}}, "/properties/a/uniqueItems"),
-        ({"items": {"not": {"type": "null"}}}, "/items/not"),
-        ({"if": {"type": "string"}, "then": {"minLength": 1}}, "/if"),
+        ({"items": {"not": {"type": "integer"}}}, "/items/not"),
+        ({"if": {"format": "date"}, "then": {"minLength": 1}}, "/if"),
+        ({"type": "array", "contains": {}, "maxContains": 2}, "/maxContains"),
         ({"type": "number", "multipleOf": 0.5}, "/multipleOf"),
         ({"type": "string", "format": "color"}, "/format"),
         ({"type": "string", "pattern": "(?=a)b"}, "/pattern"),

@@ -121,13 +121,14 @@ def test_formats_accept_their_valid_forms(fmt: str, accepted: list[str], refused
 
 
 _KEYS = ["a", "b", "ab", "x-a", "x-b", "y", "abc", "é", ""]
-_VALUES: list[Any] = [1, 5, "s", "st", True]
+_VALUES: list[Any] = [1, 5, "s", "st", True, None, 2.5]
 
 
 def _instances() -> list[Any]:
     singles = [{k: v} for k in _KEYS for v in _VALUES]
     pairs = [{k1: 1, k2: "s"} for k1 in _KEYS for k2 in _KEYS if k1 != k2]
-    return [{}, *singles, *pairs, [], [1], [1, "s"], [1, 2, 3]]
+    scalars = [None, True, 0, 1, 3, 2.5, 7, "", "a", "ab", "abb", "ba", "abcb", "aab"]
+    return [{}, *singles, *pairs, [], [1], [1, "s"], [1, 2, 3], ["a"], ["a", 1, 2], *scalars]
 
 
 @pytest.mark.parametrize(
@@ -227,3 +228,60 @@ def test_one_of_branches_told_apart_by_required_keys_lengths_or_values() -> None
     _check(
         schema, ['{"a": "x"}', '{"b": 1}', '"abc"', '"abcd"', '{"kind": "x", "v": 1}'], ['{"a": "x", "b": 1}', '"bcde"']
     )
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"not": {}},
+        {"properties": {"a": {"not": {}}}},
+        {"not": {"type": "string"}},
+        {"type": "string", "not": {"pattern": "^a"}},
+        {"not": {"enum": ["a", 1, None]}},
+        {"not": {"minimum": 3}},
+        {"not": {"required": ["a", "b"]}},
+        {"type": "string", "not": {"maxLength": 2}},
+        {"not": {"not": {"type": "boolean"}}},
+        {"not": {"properties": {"a": {"const": 1}}}},
+        {"dependentRequired": {"a": ["b"]}},
+        {"dependentSchemas": {"a": {"properties": {"b": {"type": "integer"}}}}},
+        {"contains": {"type": "integer"}},
+        {"items": {"type": ["integer", "string"]}, "contains": {"type": "integer"}, "minContains": 2},
+        {"contains": {"const": 1}, "minContains": 0},
+        {"contains": False},
+        {"type": "string", "pattern": "^a", "not": {"pattern": "b$"}, "minLength": 2, "maxLength": 4},
+        {"allOf": [{"pattern": "a"}, {"pattern": "b"}]},
+        {"if": {"type": "string"}, "then": {"minLength": 2}},
+        {
+            "if": {"properties": {"a": {"const": 1}}, "required": ["a"]},
+            "then": {"required": ["b"]},
+            "else": {"maxProperties": 1},
+        },
+        {"if": {"minimum": 2}, "then": {"maximum": 5}, "else": {"type": "string"}},
+        {
+            "properties": {"a": {}},
+            "not": {"not": {"properties": {"b": {}}, "required": ["b"]}},
+            "unevaluatedProperties": False,
+        },
+        {
+            "if": {"properties": {"b": {"const": 1}}, "required": ["b"]},
+            "else": {"required": ["a"]},
+            "unevaluatedProperties": False,
+        },
+    ],
+)
+def test_not_conditionals_dependencies_and_contains_agree_with_jsonschema(schema: Any) -> None:
+    test_key_classes_agree_with_jsonschema(schema)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "accepted", "refused"),
+    [
+        ("regex", ["abc", "x y", ""], ["a.b", "(", "a\\\\d"]),
+        ("idn-hostname", ["example.com", "a-b.c"], ["Example.com", "ab--cd", "-a"]),
+        ("iri", ["http://a/b"], ["a b"]),
+        ("idn-email", ["a@b.org"], ["a@"]),
+    ],
+)
+def test_narrow_forms_of_international_and_regex_formats(fmt: str, accepted: list[str], refused: list[str]) -> None:
+    _check({"type": "string", "format": fmt}, [json.dumps(t) for t in accepted], [json.dumps(t) for t in refused])

@@ -236,6 +236,11 @@ _wide_schemas = st.recursive(
         st.builds(
             lambda x, u: {"allOf": [x], "unevaluatedItems": u}, inner, st.sampled_from([False, {"type": "string"}])
         ),
+        st.builds(lambda x: {"not": x}, inner),
+        st.builds(lambda c, t, e: {"if": c, "then": t, "else": e}, inner, inner, inner),
+        st.builds(lambda k, d: {"dependentRequired": {k: d}}, _wide_keys, st.lists(_wide_keys, max_size=2)),
+        st.builds(lambda k, x: {"dependentSchemas": {k: x}}, _wide_keys, inner),
+        st.builds(lambda c, m: {"type": "array", "contains": c, "minContains": m}, inner, st.integers(0, 2)),
     ),
     max_leaves=5,
 )

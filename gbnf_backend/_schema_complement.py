@@ -22,7 +22,7 @@ from typing import Any
 from ._schema_alts import Alt, ArrAlt, BoolAlt, EnumAlt, NullAlt, NumAlt, ObjAlt, StrAlt
 from ._schema_resolve import Sub
 
-__all__ = ["complement_alts", "forbid_key", "other_types"]
+__all__ = ["complement_alts", "discriminator_complement", "forbid_key", "other_types"]
 
 Intersect = Callable[[list[Alt], list[Alt]], list[Alt]]
 _KINDS = (NullAlt, BoolAlt, NumAlt, StrAlt, ArrAlt, ObjAlt)
@@ -148,3 +148,33 @@ def complement_alts(alts: list[Alt], sub: Sub, intersect: Intersect) -> list[Alt
                 break
         out.extend(result)
     return out
+
+
+def _is_discriminator(conj: tuple[Sub, ...]) -> bool:
+    return (
+        len(conj) == 1 and isinstance(conj[0].schema, dict) and ("const" in conj[0].schema or "enum" in conj[0].schema)
+    )
+
+
+def discriminator_complement(alt: Alt, sub: Sub) -> list[Alt] | None:
+    """Values ``alt`` rejects, as far as its discriminators tell: a subset of the complement, or None.
+
+    For an object alternative: every other type, objects without a required const/enum-valued key, and
+    objects whose const/enum-valued key holds another value. Other alternatives: their exact complement.
+    """
+    if isinstance(alt, EnumAlt):
+        return None
+    if not isinstance(alt, ObjAlt):
+        exact = _complement_one(alt, sub)
+        return None if exact is None else exact + other_types(type(alt))
+    out: list[Alt] = other_types(ObjAlt)
+    found = False
+    for key, conj in alt.props:
+        if not _is_discriminator(conj):
+            continue
+        found = True
+        if key in alt.required:
+            out.append(forbid_key(key, sub))
+        negated = Sub({"not": conj[0].schema}, conj[0].base, f"{conj[0].ptr}/$not")
+        out.append(ObjAlt(props=((key, (negated,)),), required=frozenset({key}), opaque=frozenset({key})))
+    return out if found else None

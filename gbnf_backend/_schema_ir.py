@@ -30,7 +30,7 @@ from ._schema_alts import (
     ObjAlt,
     StrAlt,
 )
-from ._schema_complement import complement_alts, forbid_key, other_types
+from ._schema_complement import complement_alts, discriminator_complement, forbid_key, other_types
 from ._schema_keywords import check_keywords, count_keyword
 from ._schema_resolve import Registry, Sub
 from .errors import SchemaError
@@ -181,7 +181,11 @@ class Normalizer:
                 self.intersect_lists(result, self.alts(sub.child("oneOf", i)), sub) for i, _ in enumerate(s["oneOf"])
             ]
             if not self._disjoint(branches, sub):
-                self.weaken(f"{sub.ptr}/oneOf", "oneOf branches may overlap (exactly-one cannot be enforced)")
+                exclusive = self._exclusive(branches, sub)
+                if exclusive is None:
+                    self.weaken(f"{sub.ptr}/oneOf", "oneOf branches may overlap (exactly-one cannot be enforced)")
+                else:
+                    branches = exclusive
             result = [a for br in branches for a in br]
         if "not" in s:
             negated = complement_alts(self.alts(sub.child("not")), sub, lambda a, b: self.intersect_lists(a, b, sub))
@@ -415,6 +419,49 @@ class Normalizer:
         result: list[Alt] = [self._typed(sub, t, {}) for t in _ALL_TYPES]
         for part in conj:
             result = self.intersect_lists(result, self.alts(part), part)
+        return result
+
+    def _exclusive(self, branches: list[list[Alt]], sub: Sub) -> list[list[Alt]] | None:
+        """Each branch minus the branches it may overlap: B_i ∧ ⋀ N_j with N_j ⊆ ¬B_j, or None.
+
+        N_j is the exact complement when it is small, else what a discriminator of B_j excludes (a required
+        key with a const/enum value absent, or present with another value). Since N_j ⊆ ¬B_j the result
+        only accepts values valid under exactly one branch (exact when every N_j is the exact complement).
+        """
+        out = []
+        for i, own in enumerate(branches):
+            kept = own
+            for j, other in enumerate(branches):
+                if i == j or not kept or all(self._alt_disjoint(x, y, sub, 2) for x in kept for y in other):
+                    continue
+                excluded = self._excluder(other, sub)
+                if excluded is None:
+                    return None
+                try:
+                    kept = self.intersect_lists(kept, excluded, sub)
+                except SchemaError:
+                    return None
+            out.append(kept)
+        return out
+
+    def _excluder(self, alts: list[Alt], sub: Sub) -> list[Alt] | None:
+        """Alternatives accepting only values ``alts`` rejects (all of them when small), or None."""
+
+        def intersect(a: list[Alt], b: list[Alt]) -> list[Alt]:
+            return self.intersect_lists(a, b, sub)
+
+        try:
+            exact = complement_alts(alts, sub, intersect)
+        except SchemaError:
+            exact = None
+        if exact is not None and len(exact) <= 8:
+            return exact
+        result: list[Alt] = [NullAlt(), BoolAlt(), NumAlt(), StrAlt(), ArrAlt(), ObjAlt()]
+        for alt in alts:
+            part = discriminator_complement(alt, sub)
+            if part is None:
+                return None
+            result = intersect(result, part)
         return result
 
     def _disjoint(self, branches: list[list[Alt]], sub: Sub) -> bool:

@@ -285,3 +285,21 @@ def test_not_conditionals_dependencies_and_contains_agree_with_jsonschema(schema
 )
 def test_narrow_forms_of_international_and_regex_formats(fmt: str, accepted: list[str], refused: list[str]) -> None:
     _check({"type": "string", "format": fmt}, [json.dumps(t) for t in accepted], [json.dumps(t) for t in refused])
+
+
+def test_one_of_overlapping_branches_exclude_each_other_by_discriminator() -> None:
+    # An object with kind "x" and no type satisfies the first and third branches: invalid under oneOf. The
+    # grammar keeps each branch minus what the others' discriminators claim, never wider than exactly-one.
+    schema = {
+        "oneOf": [
+            {"type": "object", "properties": {"type": {"enum": ["a"]}, "d": {"type": "string"}}},
+            {"type": "object", "properties": {"type": {"const": "b"}}, "required": ["type"]},
+            {"type": "object", "properties": {"kind": {"const": "x"}}, "required": ["kind"]},
+        ]
+    }
+    _check(
+        schema,
+        ['{"type": "a", "d": "M0"}', "{}", '{"type": "b"}', '{"kind": "y"}'],
+        ['{"kind": "x"}', '{"type": "b", "kind": "x"}', '{"type": "a", "kind": "x"}', '{"type": "c"}'],
+    )
+    test_key_classes_agree_with_jsonschema(schema, exact=False)

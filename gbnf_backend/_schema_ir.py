@@ -153,6 +153,9 @@ class Normalizer:
         check_keywords(s, sub.ptr)
         if "enum" in s or "const" in s:
             return self._enum(sub)
+        finite = self._finite(sub)
+        if finite is not None:
+            return finite
         for kw in UNSUPPORTED:
             if kw in s:
                 if kw == "uniqueItems" and (s[kw] is False or s.get("maxItems", 2) <= 1):
@@ -188,17 +191,37 @@ class Normalizer:
                     branches = exclusive
             result = [a for br in branches for a in br]
         if "not" in s:
-            negated = complement_alts(self.alts(sub.child("not")), sub, lambda a, b: self.intersect_lists(a, b, sub))
-            if negated is None:
+            try:
+                negated = complement_alts(
+                    self.alts(sub.child("not")), sub, lambda a, b: self.intersect_lists(a, b, sub)
+                )
+                combined = None if negated is None else self.intersect_lists(result, negated, sub)
+            except SchemaError as exc:
+                if not exc.reason.startswith("more than"):  # only the size cap is a weakening here
+                    raise
+                combined = None
+            if combined is None:
                 self.weaken(f"{sub.ptr}/not", "'not' of this schema cannot be enforced by a grammar")
             else:
-                result = self.intersect_lists(result, negated, sub)
+                result = combined
         if "if" in s and ("then" in s or "else" in s):
             result = self._conditional(sub, result)
         result = self._dependencies(sub, result)
         if "unevaluatedProperties" in s or "unevaluatedItems" in s:
             result = [self._unevaluated(a, sub) for a in result]
         return result
+
+    def _finite(self, sub: Sub) -> list[Alt] | None:
+        """When an ``allOf`` member is an ``enum``/``const``, the schema's values are finite: keep those
+        jsonschema accepts under the whole schema (exact, whatever the other keywords are). Else None."""
+        for member in sub.schema.get("allOf", []):
+            if isinstance(member, dict) and ("enum" in member or "const" in member):
+                values = [member["const"]] if "const" in member else member["enum"]
+                if not isinstance(values, list):
+                    return None
+                kept = tuple(v for v in values if self.valid(sub, v))
+                return [EnumAlt(kept)] if kept else []
+        return None
 
     def _conditional(self, sub: Sub, result: list[Alt]) -> list[Alt]:
         """``if``/``then``/``else`` as (if ∧ then) ∨ (¬if ∧ else); needs the complement of ``if``."""

@@ -303,3 +303,18 @@ def test_one_of_overlapping_branches_exclude_each_other_by_discriminator() -> No
         ['{"kind": "x"}', '{"type": "b", "kind": "x"}', '{"type": "a", "kind": "x"}', '{"type": "c"}'],
     )
     test_key_classes_agree_with_jsonschema(schema, exact=False)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"allOf": [{"enum": [1.0, 2, "a"]}, {"not": {"not": {"type": "integer"}}}]},
+        {"allOf": [{"enum": [{"foo": "baz"}, {"bar": 1}]}, {"not": {"not": {"required": ["bar"]}}}]},
+        {"allOf": [{"const": "x"}, {"maxLength": 0}]},
+    ],
+)
+def test_all_of_with_an_enum_keeps_exactly_the_values_jsonschema_accepts(schema: Any) -> None:
+    validator = jsonschema.Draft202012Validator(schema)
+    grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
+    for value in schema["allOf"][0].get("enum", [schema["allOf"][0].get("const")]):
+        assert grammar.matches(json.dumps(value)) == validator.is_valid(value), value

@@ -34,6 +34,7 @@ from peg import (
     GrammarWarning,
     Parser,
     atomic,
+    chars,
     choice,
     eps,
     json_string_content,
@@ -53,6 +54,7 @@ __all__ = [
     "CONTENT",
     "CONTENT_JSON_STRING",
     "GAP_MAX",
+    "JSON_WS_MAX",
     "MAX_PERMUTED_ARGS",
     "REASONING",
     "TOOL",
@@ -78,7 +80,9 @@ __all__ = [
     "gap",
     "implied_arg_name",
     "implied_tool_name",
+    "json_seq",
     "json_tool_call",
+    "json_ws",
     "parse_tools",
     "permuted_args",
     "python_literal_json",
@@ -120,6 +124,7 @@ TOOL_ARG_JSON_VALUE = "tool-arg-json-value"
 TOOL_ARG_PYTHON_VALUE = "tool-arg-python-value"
 
 GAP_MAX = 8
+JSON_WS_MAX = 24
 """The most whitespace :func:`gap` allows between structural markers (real outputs use one to three characters).
 Bounded in the parser and the grammar alike, so a sampler driven by the grammar cannot loop on whitespace."""
 
@@ -301,6 +306,24 @@ def implied_arg_name(key: str) -> Parser:
     return tag(f"{TOOL_ARG_NAME}={key}", eps())
 
 
+def json_ws() -> Parser:
+    """Whitespace between the JSON tokens a format writes around the arguments (call objects, call arrays):
+    space, tab and newline, at most :data:`JSON_WS_MAX` (grammar ``[ \\t\\n]{0,24}``), so a sampler driven by the
+    grammar cannot spend its budget on whitespace (nor write ``\\v``/``\\f``). The arguments themselves are
+    constrained by the schema converter's bounded whitespace."""
+    return chars("[ \\t\\n]", 0, JSON_WS_MAX)
+
+
+def json_seq(*parts: Parser | str) -> Parser:
+    """``parts`` in sequence with :func:`json_ws` between each two (``a << b`` with bounded JSON whitespace)."""
+    if not parts:
+        raise ValueError("json_seq: no parts")
+    out = parts[0] if isinstance(parts[0], Parser) else literal(parts[0])
+    for p in parts[1:]:
+        out = out + json_ws() + p
+    return out
+
+
 def gap() -> Parser:
     """Whitespace between structural markers (calls, arguments, section markers): at most :data:`GAP_MAX`."""
     return space(GAP_MAX)
@@ -317,7 +340,7 @@ def tool_choice_of(tools: Sequence[ToolSpec], make: Callable[[ToolSpec], Parser]
 
 
 def _json_key(key: str) -> Parser:
-    return literal(json.dumps(key, ensure_ascii=False)) << ":"
+    return json_seq(json.dumps(key, ensure_ascii=False), ":")
 
 
 def json_tool_call(
@@ -334,25 +357,27 @@ def json_tool_call(
     ``orders`` lists the accepted member orders, using the roles ``"name"``, ``"arguments"`` and ``"id"`` (the id
     member needs ``id_key``; its value parser ``id_value`` defaults to any JSON string content). Arguments are
     parsed as any JSON value and constrained in GBNF by the tool's parameters schema. Whitespace between JSON
-    tokens is free (``<<``).
+    tokens is :func:`json_ws` (bounded).
     """
     quoted_name = json.dumps(spec.name, ensure_ascii=False)[1:-1]
     members: dict[str, Parser] = {
-        "name": _json_key(name_key) << literal('"') + tool_name(quoted_name, '"'),
-        "arguments": _json_key(args_key) << tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters))),
+        "name": json_seq(_json_key(name_key), literal('"') + tool_name(quoted_name, '"')),
+        "arguments": json_seq(
+            _json_key(args_key), tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
+        ),
     }
     if id_key is not None:
         value = id_value if id_value is not None else json_string_content()
-        members["id"] = _json_key(id_key) << tool_id(literal('"') + value + '"')
+        members["id"] = json_seq(_json_key(id_key), tool_id(literal('"') + value + '"'))
     variants: list[Parser] = []
     for order in orders:
         body: Parser | None = None
         for role in order:
             part = members[role]
-            body = part if body is None else body << "," << part
+            body = part if body is None else json_seq(body, ",", part)
         if body is None:
             raise ValueError("json_tool_call: an empty member order")
-        variants.append(tool(literal("{") << body << "}"))
+        variants.append(tool(json_seq("{", body, "}")))
     return rule(spec.rule, choice(*variants))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,17 +42,19 @@ from .builder import (
     TOOL_ARG_CLOSE,
     TOOL_ARG_JSON_VALUE,
     TOOL_ARG_NAME,
+    TOOL_ARG_OPEN,
     TOOL_ARG_PYTHON_VALUE,
     TOOL_ARG_STRING_VALUE,
     TOOL_ARGS,
     TOOL_CLOSE,
     TOOL_ID,
     TOOL_NAME,
+    TOOL_OPEN,
     ToolSpec,
     python_literal_json,
 )
 
-__all__ = ["IdPosition", "MappedCall", "MappedMessage", "frontier", "generated_id", "map_nodes"]
+__all__ = ["IdPosition", "MappedCall", "MappedMessage", "frontier", "generated_id", "map_nodes", "new_salt"]
 
 IdPosition = Literal["none", "before_args", "after_args"]
 """Where a format's model writes call ids: nowhere (ids are generated), before the arguments (publish the call
@@ -60,12 +63,15 @@ once the id or the arguments start), or after them (publish once the id is seen 
 
 @dataclass
 class MappedCall:
-    """A published tool call: ``name``, ``id`` (the model's, or generated), ``arguments`` so far, ``complete``."""
+    """A published tool call: ``name``, ``id`` (the model's, or generated), ``arguments`` so far, ``complete``;
+    ``end``: the offset up to which the call's text is represented by these fields (the end of the call when
+    complete; for an incomplete call, the end of its last published piece — what follows is not in the call)."""
 
     name: str
     id: str
     arguments: str
     complete: bool
+    end: int = -1
 
 
 @dataclass
@@ -78,11 +84,16 @@ class MappedMessage:
     warnings: list[str] = field(default_factory=list)
 
 
+def new_salt() -> str:
+    """A fresh random salt for :func:`generated_id` (16 hex digits): one per parse or stream."""
+    return secrets.token_hex(8)
+
+
 def generated_id(salt: str, index: int, name: str) -> str:
     """A call id for a model that writes none: ``call_`` + 24 hex digits of a hash of (salt, index, name).
 
-    Deterministic, so the streamed and the one-shot message agree; the salt (random per format instance) keeps
-    ids of different requests apart. Cost O(len(name)).
+    Deterministic, so a stream's deltas and its final message agree; the salt (random per parse or stream, see
+    :func:`new_salt`) keeps ids of different requests apart. Cost O(len(name)).
     """
     digest = hashlib.sha256(f"{salt}\x00{index}\x00{name}".encode()).hexdigest()
     return "call_" + digest[:24]
@@ -161,11 +172,13 @@ def _json_string_text(escaped: str) -> str:
     return str(json.loads('"' + escaped + '"'))
 
 
-def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warnings: list[str]) -> str:
-    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams)."""
+def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warnings: list[str]) -> tuple[str, int]:
+    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams) and the
+    offset up to which that text represents the call's text (-1: no argument yet)."""
     parts: list[str] = []
     seen: set[str] = set()
     where = spec.name if spec else "tool call"
+    end = -1
     for arg in _find_all(node, TOOL_ARG):
         key = _value(arg, TOOL_ARG_NAME)
         if key is None:
@@ -179,6 +192,7 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
         if python_node is not None:
             if not closed:
                 parts.append(head)  # the name is complete; its value is held back until it is
+                end = _head_end(arg)
                 break
             body = _python_value(python_node.text, f"{where}.{key}", warnings)
         elif string_node is not None:
@@ -192,7 +206,9 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
         seen.add(key)
         parts.append(head + body)
         if not closed:
+            end = string_node.end if string_node is not None else _head_end(arg)
             break
+        end = arg.end
     text = "{" + ", ".join(parts)
     if complete:
         text += "}"
@@ -200,7 +216,13 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
             missing = [r for r in spec.required if r not in seen]
             if missing:
                 warnings.append(f"{where}: required argument(s) missing: {', '.join(missing)}")
-    return text
+    return text, end
+
+
+def _head_end(arg: AstNode) -> int:
+    """Where an argument's published head (its name) ends in the text: the end of its opener or name node."""
+    opener = _find(arg, TOOL_ARG_OPEN) or _find(arg, TOOL_ARG_NAME)
+    return opener.end if opener is not None else arg.start
 
 
 def map_nodes(
@@ -262,15 +284,28 @@ def _map_call(
         call_id = generated_id(salt, index, name)
     else:
         return None  # the id may still come: publishing now would send a generated id and then another
+    end = -1
     if args_node is not None:
         arguments = args_node.text
+        end = args_node.end
     elif not complete and not _first_arg_named(node):
         arguments = ""  # nothing yet: the first argument (or the closer) decides between "{…" and "{}"
     else:
-        arguments = _xml_arguments(node, spec, complete, warnings)
+        arguments, end = _xml_arguments(node, spec, complete, warnings)
+    end = node.end if complete else max(end, _head_of_call_end(node))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
-    return MappedCall(name, call_id, arguments, complete)
+    return MappedCall(name, call_id, arguments, complete, end)
+
+
+def _head_of_call_end(node: AstNode) -> int:
+    """Where the published head of a call (opener, name, id) ends in the text."""
+    end = node.start
+    implied = TOOL_NAME + "="
+    for n in node.walk():
+        if n.tag in (TOOL_OPEN, TOOL_NAME, TOOL_ID) or n.tag.startswith(implied):
+            end = max(end, n.end)
+    return end
 
 
 def _closes_itself(node: AstNode) -> bool:
@@ -294,22 +329,25 @@ def _unquote(text: str) -> str:
     return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
 
 
-def frontier(nodes: Iterable[AstNode], published: int) -> int:
+def frontier(nodes: Iterable[AstNode], calls: Sequence[MappedCall]) -> int:
     """How far the message mapped from ``nodes`` accounts for the text: the end of the last complete node, of
-    the last content/reasoning text, or of the last of the first ``published`` calls (-1 if none).
+    the last content/reasoning text, or of what the last of the published ``calls`` represents (its
+    :attr:`MappedCall.end`: an incomplete call accounts only for its published pieces) (-1 if none).
 
     Text after it that a final parse could not place is returned as content. Cost O(number of nodes).
     """
     best = -1
     seen_calls = 0
+    published = len(calls)
     todo = list(reversed(list(nodes)))
     while todo:
         node = todo.pop()
         if node.tag == TOOL:
             if seen_calls >= published:
                 break
+            call = calls[seen_calls]
             seen_calls += 1
-            best = max(best, node.end)
+            best = max(best, call.end if call.end >= 0 else node.end)
         elif not node.partial or node.tag in (CONTENT, CONTENT_JSON_STRING, REASONING):
             best = max(best, node.end)
             seen_calls += sum(1 for n in node.walk() if n.tag == TOOL)

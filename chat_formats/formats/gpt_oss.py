@@ -82,9 +82,14 @@ def build(options: FormatOptions) -> FormatDefinition:
     if options.calls_enabled:
         call = trigger_rule("tool-call", tool_choice_of(options.active_tools, _tool_message))
         any_block = choice(block(call), text_block)
-        if options.calls_forced:
+        if options.calls_forced and options.content_before_forced_calls:
             tail = zero_or_more(any_block) if options.parallel_tool_calls else zero_or_more(text_block)
             parser = zero_or_more(text_block) + block(call) + tail
+        elif options.calls_forced:
+            # The output is the call(s): analysis (reasoning) may come before and between them, no answer text.
+            thought = block(analysis)
+            tail = zero_or_more(choice(block(call), thought)) if options.parallel_tool_calls else zero_or_more(thought)
+            parser = zero_or_more(thought) + block(call) + tail
         elif options.parallel_tool_calls:
             parser = zero_or_more(any_block)
         else:

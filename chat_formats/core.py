@@ -27,7 +27,7 @@ from .builder import ToolSpec, parse_tools
 from .formats import BUILDERS, WITHOUT_CALLS, canonical_name
 from .formats._layout import FormatDefinition, FormatOptions
 from .grammar import LazyGrammar, Trigger, portable_gbnf
-from .mapper import MappedMessage, frontier, map_nodes, new_salt
+from .mapper import CallCache, MappedMessage, frontier, map_nodes, new_salt
 from .messages import ChatMessage, FunctionCall, ToolCall
 
 if TYPE_CHECKING:
@@ -170,19 +170,26 @@ class ChatFormat:
 
         return ChatStream(self, reasoning_field=reasoning_field)
 
-    def map_result(self, text: str, result: ParseResult, *, final: bool, salt: str) -> MappedMessage:
+    def map_result(
+        self, text: str, result: ParseResult, *, final: bool, salt: str, cache: CallCache | None = None
+    ) -> MappedMessage:
         """The mapped message of ``result`` (a parse of ``text``), falling back as described in the module doc;
-        generated ids from ``salt``."""
+        generated ids from ``salt``; ``cache``: a stream's complete calls (see :data:`~.mapper.CallCache`)."""
         if result.status is not Status.FAIL:
-            return self._map(result, final=final, salt=salt)
+            return self._map(result, final=final, salt=salt, cache=cache)
         # A failure is definitive even in a partial parse (no continuation mends text before the failure), so the
         # prefix is mapped as final: a stream then shows what the final parse will return.
         fb = self.fallback(text, result, final=True, salt=salt)
         return self.with_tail(fb, text)
 
-    def _map(self, result: ParseResult, *, final: bool, salt: str) -> MappedMessage:
+    def _map(self, result: ParseResult, *, final: bool, salt: str, cache: CallCache | None = None) -> MappedMessage:
         return map_nodes(
-            result.nodes, tools=self.tools, salt=salt, id_position=self.definition.id_position, final=final
+            result.nodes,
+            tools=self.tools,
+            salt=salt,
+            id_position=self.definition.id_position,
+            final=final,
+            cache=cache,
         )
 
     def fallback(self, text: str, failed: ParseResult, *, final: bool, salt: str) -> _Fallback:

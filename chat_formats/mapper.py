@@ -54,7 +54,16 @@ from .builder import (
     python_literal_json,
 )
 
-__all__ = ["IdPosition", "MappedCall", "MappedMessage", "frontier", "generated_id", "map_nodes", "new_salt"]
+__all__ = [
+    "CallCache",
+    "IdPosition",
+    "MappedCall",
+    "MappedMessage",
+    "frontier",
+    "generated_id",
+    "map_nodes",
+    "new_salt",
+]
 
 IdPosition = Literal["none", "before_args", "after_args"]
 """Where a format's model writes call ids: nowhere (ids are generated), before the arguments (publish the call
@@ -225,6 +234,11 @@ def _head_end(arg: AstNode) -> int:
     return opener.end if opener is not None else arg.start
 
 
+CallCache = dict[tuple[int, int, int], tuple["MappedCall", tuple[str, ...]]]
+"""Complete calls already mapped by a stream, by (index, start, end): a complete call never changes, so a
+stream maps each call once instead of once per feed (which made streaming quadratic in the number of calls)."""
+
+
 def map_nodes(
     nodes: Sequence[AstNode],
     *,
@@ -232,8 +246,10 @@ def map_nodes(
     salt: str,
     id_position: IdPosition = "none",
     final: bool,
+    cache: CallCache | None = None,
 ) -> MappedMessage:
-    """Map top-level parse nodes to a :class:`MappedMessage`. Cost O(number of nodes + text of value nodes).
+    """Map top-level parse nodes to a :class:`MappedMessage`. Cost O(number of nodes + text of value nodes),
+    complete calls found in ``cache`` (same salt) costing O(1).
 
     ``final`` is whether the parse is final: then calls that never got their id are published with a generated
     one, and incomplete calls are reported in ``warnings``.
@@ -251,9 +267,18 @@ def map_nodes(
         elif node.tag == CONTENT_JSON_STRING:
             content.append(_json_string_text(node.text))
         elif node.tag == TOOL:
+            key = (len(out.calls), node.start, node.end)
+            hit = cache.get(key) if cache is not None and not node.partial else None
+            if hit is not None:
+                out.calls.append(hit[0])  # shared: mapped messages are read, never changed in place
+                out.warnings.extend(hit[1])
+                continue
+            before = len(out.warnings)
             call = _map_call(node, tools, salt, len(out.calls), id_position, final, out.warnings)
             if call is None:
                 break  # an unpublished call: nothing after it can be published either (monotonicity)
+            if cache is not None and call.complete:
+                cache[key] = (call, tuple(out.warnings[before:]))
             out.calls.append(call)
         else:
             todo.extend(reversed(node.children))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from peg import ParseResult, Status
 
-from .mapper import MappedCall, MappedMessage, new_salt
+from .mapper import CallCache, MappedCall, MappedMessage, new_salt
 from .messages import ChatDelta, ChatMessage, DeltaFunction, DeltaToolCall, FunctionCall, ToolCall
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ class ChatStream:
         self.reasoning_field = reasoning_field
         self._peg = fmt.definition.parser.stream()
         self.salt = new_salt()
+        self._calls: CallCache = {}
         self._text = ""
         self._sent = MappedMessage()
         self._prefix_sent = False
@@ -80,7 +81,9 @@ class ChatStream:
                 # A failure is definitive.
                 self._failed = self._fmt.fallback(self._text, result, final=True, salt=self.salt)
             else:
-                return self._emit(self._fmt.map_result(self._text, result, final=False, salt=self.salt))
+                return self._emit(
+                    self._fmt.map_result(self._text, result, final=False, salt=self.salt, cache=self._calls)
+                )
         return self._emit(self._fmt.with_tail(self._failed, self._text))
 
     def finish(self, *, length: bool = False) -> list[ChatDelta]:
@@ -165,6 +168,8 @@ class ChatStream:
                 if (old.name, old.id) != (call.name, call.id):
                     self._grow(f"tool call {i}", old.name + old.id, call.name + call.id + "\x00")
                     break
+                if old.complete and call.complete:
+                    continue  # sent whole: a complete call never changes
                 grown = self._grow(f"tool call {i} arguments", old.arguments, call.arguments)
                 if grown:
                     old.arguments += grown

@@ -26,7 +26,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -108,44 +108,37 @@ def generated_id(salt: str, index: int, name: str) -> str:
     return "call_" + digest[:24]
 
 
-def _find(node: AstNode, tag: str) -> AstNode | None:
-    """The first node with ``tag`` below ``node`` (pre-order, not descending into nested tool calls)."""
+def _below(node: AstNode) -> Iterator[AstNode]:
+    """The nodes below ``node``, pre-order, not descending into nested tool calls: the one traversal every
+    lookup of this module uses. Cost O(nodes visited)."""
     todo = list(reversed(node.children))
     while todo:
         n = todo.pop()
-        if n.tag == tag:
-            return n
+        yield n
         if n.tag != TOOL:
             todo.extend(reversed(n.children))
-    return None
+
+
+def _find(node: AstNode, tag: str) -> AstNode | None:
+    """The first node with ``tag`` below ``node`` (see :func:`_below`)."""
+    return next((n for n in _below(node) if n.tag == tag), None)
 
 
 def _value(node: AstNode, tag: str) -> str | None:
     """The text of the first ``tag`` node below ``node`` — or, for an implied one (``tag=value``, see
     :func:`chat_formats.builder.implied_tool_name`), its value — or None if there is neither."""
-    todo = list(reversed(node.children))
     implied = tag + "="
-    while todo:
-        n = todo.pop()
+    for n in _below(node):
         if n.tag == tag:
             return n.text
         if n.tag.startswith(implied):
             return n.tag[len(implied) :]
-        if n.tag != TOOL:
-            todo.extend(reversed(n.children))
     return None
 
 
 def _find_all(node: AstNode, tag: str) -> list[AstNode]:
-    out: list[AstNode] = []
-    todo = list(reversed(node.children))
-    while todo:
-        n = todo.pop()
-        if n.tag == tag:
-            out.append(n)
-        elif n.tag != TOOL:
-            todo.extend(reversed(n.children))
-    return out
+    """Every node with ``tag`` below ``node`` (see :func:`_below`)."""
+    return [n for n in _below(node) if n.tag == tag]
 
 
 def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:

@@ -484,3 +484,28 @@ def test_grammar_samples_parse_into_valid_calls(
         assert message.tool_calls, output
         for call in message.tool_calls:
             jsonschema.validate(call.function.parsed_arguments(), SCHEMAS[call.function.name])
+
+
+UNKNOWN_TOOL = {
+    "deepseek-v3": DS_CALLS + DS_CALL.format("rm", "{}"),
+    "deepseek-v3.2": dsml("function_calls", invoke("rm")),
+    "deepseek-v4": dsml("tool_calls", invoke("rm")),
+    "kimi-k3": "<|open|>tools<|sep|>" + xtml_call("rm") + "<|close|>tools<|sep|>",
+    "minimax-m3": f"{NS}<tool_call>\n" + m3_invoke("rm") + f"{NS}</tool_call>",
+    "minimax-m1": '<tool_calls>\n{"name": "rm", "arguments": {}}\n</tool_calls>',
+    "step-3": "<｜tool_calls_begin｜>" + step_call("rm") + "<｜tool_calls_end｜>",
+    "hunyuan-hy-v3": "<tool_calls>" + hy_call("rm") + "</tool_calls>",
+    "hunyuan-a13b": '<tool_calls>[{"name": "rm", "arguments": {}}]</tool_calls>',
+    "dots": '<dots_function_call><invoke name="rm"></invoke></dots_function_call>',
+    "ling-3": glm_call("rm"),
+    "longcat": '<longcat_tool_call>{"name": "rm", "arguments": {}}</longcat_tool_call>',
+    "internlm2": '<|action_start|><|plugin|>{"name": "rm", "parameters": {}}<|action_end|>',
+    "intern-s1": '<|action_start|><|plugin|>{"name": "rm", "arguments": {}}<|action_end|>',
+}
+
+
+@pytest.mark.parametrize(("fmt", "out"), sorted(UNKNOWN_TOOL.items()), ids=_ids)
+def test_a_call_to_an_unknown_tool_is_content_and_named_in_the_warning(fmt: str, out: str) -> None:
+    message = get_format(fmt, tools=TOOLS).parse("Hi " + out)
+    assert message.tool_calls == [] and message.content == "Hi " + out
+    assert any("unknown tool 'rm'" in w for w in message.warnings), message.warnings

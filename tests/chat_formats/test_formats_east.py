@@ -9,6 +9,8 @@ from typing import Any
 import jsonschema
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chat_formats import ChatMessage, get_format
 from chat_formats.formats import WITHOUT_CALLS
@@ -18,6 +20,7 @@ from tests.chat_formats import test_roundtrip
 from tests.chat_formats.samples import CODE, TOOLS, Case
 from tests.chat_formats.test_grammar import trigger_start
 from tests.chat_formats.test_roundtrip import bias, vocab  # noqa: F401  (fixtures of the round trip)
+from tests.chat_formats.test_stream_laws import _EDIT, _check, _chunks
 
 J = '{"city": "Paris", "unit": "c"}'
 FORCED = {"thinking_forced_open": True}
@@ -509,3 +512,21 @@ def test_a_call_to_an_unknown_tool_is_content_and_named_in_the_warning(fmt: str,
     message = get_format(fmt, tools=TOOLS).parse("Hi " + out)
     assert message.tool_calls == [] and message.content == "Hi " + out
     assert any("unknown tool 'rm'" in w for w in message.warnings), message.warnings
+
+
+@pytest.mark.parametrize("name", sorted(EAST))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_damaged_outputs_stream_to_their_final_parse(name: str, data: st.DataObject) -> None:
+    """Any text, not only well-formed output: an output damaged by a few edits streams to its own final parse
+    (deltas, chunk rules and the OpenAI accumulator included)."""
+    case = data.draw(st.sampled_from(EAST[name]))
+    text = case.output
+    for where, how, junk in data.draw(st.lists(_EDIT, min_size=1, max_size=3)):
+        k = where % (len(text) + 1)
+        if how == "insert":
+            text = text[:k] + junk + text[k:]
+        else:
+            text = text[:k] + text[k + 1 :] if how == "delete" else text[:k]
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=10_000), max_size=8))
+    _check(get_format(name, tools=TOOLS, **case.options), text, _chunks(text, cuts) if cuts else list(text))

@@ -17,6 +17,7 @@ from chat_formats.formats import WITHOUT_CALLS
 from gbnf_backend import Grammar
 from gbnf_backend.vocab import Vocabulary
 from tests.chat_formats import test_roundtrip
+from tests.chat_formats.corpus import JUDGED, Sample, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
 from tests.chat_formats.test_grammar import trigger_start
 from tests.chat_formats.test_roundtrip import bias, vocab  # noqa: F401  (fixtures of the round trip)
@@ -530,3 +531,19 @@ def test_damaged_outputs_stream_to_their_final_parse(name: str, data: st.DataObj
             text = text[:k] + text[k + 1 :] if how == "delete" else text[:k]
     cuts = data.draw(st.lists(st.integers(min_value=0, max_value=10_000), max_size=8))
     _check(get_format(name, tools=TOOLS, **case.options), text, _chunks(text, cuts) if cuts else list(text))
+
+
+CORPUS = [s for s in load_samples() if s.format in EAST and s.id not in JUDGED]
+
+
+@pytest.mark.parametrize("sample", CORPUS, ids=lambda s: f"{s.format}:{s.id}")
+def test_grammar_accepts_the_corpus_outputs_the_parser_reads(sample: Sample) -> None:
+    message = sample.build().parse(sample.output)
+    assert not message.warnings
+    if message.tool_calls:  # from the trigger on, as a sampler would run it
+        g = sample.build().grammar()
+        start = trigger_start(g, sample.output) if g.lazy else 0
+        assert start >= 0 and Grammar.from_gbnf(g.gbnf).matches(sample.output[start:])
+    else:
+        plain = get_format(sample.format, **{**sample.options, "tool_choice": "none"}).grammar()
+        assert Grammar.from_gbnf(plain.gbnf).matches(sample.output)

@@ -547,3 +547,25 @@ def test_grammar_accepts_the_corpus_outputs_the_parser_reads(sample: Sample) -> 
     else:
         plain = get_format(sample.format, **{**sample.options, "tool_choice": "none"}).grammar()
         assert Grammar.from_gbnf(plain.gbnf).matches(sample.output)
+
+
+FREE_TOOL = [{"type": "function", "function": {"name": "free", "parameters": {"type": "object"}}}]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out"),
+    [
+        ("step-3", "<｜tool_calls_begin｜>" + step_call("free", count="42", q="a b") + "<｜tool_calls_end｜>"),
+        ("hunyuan-hy-v3", "<tool_calls>" + hy_call("free", count="42", q="a b") + "</tool_calls>"),
+        (
+            "dots",
+            '<dots_function_call><invoke name="free">\n<parameter name="count">42</parameter>\n'
+            '<parameter name="q">a b</parameter>\n</invoke></dots_function_call>',
+        ),
+    ],
+)
+def test_tool_without_declared_properties_takes_any_arguments_as_strings(fmt: str, out: str) -> None:
+    chat = get_format(fmt, tools=FREE_TOOL)
+    message = chat.parse(out)
+    assert json.loads(message.tool_calls[0].function.arguments) == {"count": "42", "q": "a b"}
+    assert message.warnings == [] and Grammar.from_gbnf(chat.grammar().gbnf).matches(out)

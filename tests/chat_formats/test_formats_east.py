@@ -431,6 +431,12 @@ def test_kimi_k3_types_arguments_by_the_schema_not_the_type_attribute() -> None:
     out = "<|open|>tools<|sep|>" + xtml_call("add", a=("string", "5"), b=("string", "1")) + "<|close|>tools<|sep|>"
     message = get_format("kimi-k3", tools=TOOLS).parse(out)
     assert json.loads(message.tool_calls[0].function.arguments) == {"a": 5, "b": 1}
+    # Without declared properties the attribute is all there is.
+    tools = [{"type": "function", "function": {"name": "free", "parameters": {"type": "object"}}}]
+    out = "<|open|>tools<|sep|>" + xtml_call("free", n=("integer", "5"), s=("string", "5")) + "<|close|>tools<|sep|>"
+    chat = get_format("kimi-k3", tools=tools)
+    assert json.loads(chat.parse(out).tool_calls[0].function.arguments) == {"n": 5, "s": "5"}
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(out)
 
 
 def test_reasoning_left_in_content_when_asked() -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "TOOL_ID",
     "TOOL_NAME",
     "TOOL_OPEN",
+    "VALUE_CONVERTERS",
     "ArgsOrderWarning",
     "ToolSpec",
     "ToolsError",
@@ -87,6 +88,7 @@ __all__ = [
     "tool",
     "tool_arg",
     "tool_arg_close",
+    "tool_arg_converted_value",
     "tool_arg_json_value",
     "tool_arg_name",
     "tool_arg_open",
@@ -118,6 +120,7 @@ TOOL_ARG_NAME = "tool-arg-name"
 TOOL_ARG_STRING_VALUE = "tool-arg-string-value"
 TOOL_ARG_JSON_VALUE = "tool-arg-json-value"
 TOOL_ARG_PYTHON_VALUE = "tool-arg-python-value"
+TOOL_ARG_CONVERTED_VALUE = "tool-arg-value:"
 
 GAP_MAX = 8
 """The most whitespace :func:`gap` allows between structural markers (real outputs use one to three characters).
@@ -287,6 +290,20 @@ tool_arg_python_value = _tagger(
     TOOL_ARG_PYTHON_VALUE,
     "A value written as a Python literal (held back by the mapper until complete, then converted to JSON).",
 )
+
+VALUE_CONVERTERS: dict[str, Callable[[str], str]] = {}
+"""Value syntaxes of their own (Gemma 4's ``{k:<|"|>v<|"|>}``): converter name → function from a complete value's
+text to its JSON text (raising ``ValueError`` for text it cannot read). Filled by :func:`tool_arg_converted_value`."""
+
+
+def tool_arg_converted_value(p: Parser, converter: str, convert: Callable[[str], str]) -> Parser:
+    """A value in a syntax of the format's own (held back by the mapper until complete, then ``convert``-ed to
+    JSON; kept as a string, with a warning, if ``convert`` raises ``ValueError``). Registers ``convert`` under
+    ``converter`` (one name, one function)."""
+    known = VALUE_CONVERTERS.setdefault(converter, convert)
+    if known is not convert:
+        raise ValueError(f"value converter {converter!r} is already registered to another function")
+    return tag(TOOL_ARG_CONVERTED_VALUE + converter, p)
 
 
 def implied_tool_name(name: str) -> Parser:

@@ -39,6 +39,7 @@ from .builder import (
     TOOL,
     TOOL_ARG,
     TOOL_ARG_CLOSE,
+    TOOL_ARG_CONVERTED_VALUE,
     TOOL_ARG_JSON_VALUE,
     TOOL_ARG_NAME,
     TOOL_ARG_PYTHON_VALUE,
@@ -47,6 +48,7 @@ from .builder import (
     TOOL_CLOSE,
     TOOL_ID,
     TOOL_NAME,
+    VALUE_CONVERTERS,
     ToolSpec,
     python_literal_json,
 )
@@ -150,6 +152,28 @@ def _python_value(raw: str, where: str, warnings: list[str]) -> str:
         return json.dumps(raw, ensure_ascii=False)
 
 
+def _find_converted(node: AstNode) -> AstNode | None:
+    """The first value node below ``node`` tagged for a converter (see ``tool_arg_converted_value``)."""
+    todo = list(reversed(node.children))
+    while todo:
+        n = todo.pop()
+        if n.tag.startswith(TOOL_ARG_CONVERTED_VALUE):
+            return n
+        if n.tag != TOOL:
+            todo.extend(reversed(n.children))
+    return None
+
+
+def _converted_value(node: AstNode, where: str, warnings: list[str]) -> str:
+    """The JSON text of a complete value in a format's own syntax (kept as a string, with a warning, if unread)."""
+    convert = VALUE_CONVERTERS[node.tag[len(TOOL_ARG_CONVERTED_VALUE) :]]
+    try:
+        return convert(node.text)
+    except ValueError:
+        warnings.append(f"{where}: value {node.text.strip()[:40]!r} could not be read; kept as a string")
+        return json.dumps(node.text, ensure_ascii=False)
+
+
 _HALF_PAIR = re.compile(r"(\\+)u[dD][89abAB][0-9a-fA-F]{2}$")
 
 
@@ -175,8 +199,14 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
         string_node = _find(arg, TOOL_ARG_STRING_VALUE)
         json_node = _find(arg, TOOL_ARG_JSON_VALUE)
         python_node = _find(arg, TOOL_ARG_PYTHON_VALUE)
+        converted = _find_converted(arg)
         head = json.dumps(key, ensure_ascii=False) + ": "
-        if python_node is not None:
+        if converted is not None:  # a value in a syntax of the format's own: held back until complete
+            if not closed:
+                parts.append(head)
+                break
+            body = _converted_value(converted, f"{where}.{key}", warnings)
+        elif python_node is not None:
             if not closed:
                 parts.append(head)  # the name is complete; its value is held back until it is
                 break

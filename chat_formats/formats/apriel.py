@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from ._layout import JsonArray, Layout, ReasoningStyle
 
-__all__ = ["FORMAT"]
+__all__ = ["CLOSE", "FORMAT", "OPEN"]
+
+OPEN, CLOSE = "<tool_calls>", "</tool_calls>"
 
 #: ``apriel-1.5``: the JSON-array layout of ``nemotron-v2`` with Apriel's markers.
 FORMAT = Layout(
     reasoning=ReasoningStyle("<thinking>", "</thinking>"),
-    calls=JsonArray("<tool_calls>", "</tool_calls>"),
+    calls=JsonArray(OPEN, CLOSE),
 )

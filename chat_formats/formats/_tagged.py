@@ -7,7 +7,7 @@
   but allows any, a call taking any named arguments as raw strings (what the upstream parsers do without a
   schema).
 * :func:`call_section` — one trigger rule ``opener call (sep call)* closer`` holding every call of the output
-  (DeepSeek's DSML block, Step 3's section, Hunyuan's ``<tool_calls>``), optional unless a call is forced.
+  (Step 3's section, whose calls are separated by a marker), optional unless a call is forced.
 
 All helpers cost O(size of the tool schemas) to build.
 """

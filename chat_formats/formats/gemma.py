@@ -110,8 +110,8 @@ class GemmaSyntax:
             return self.value()
         if "enum" in schema or "const" in schema:
             values = schema["enum"] if "enum" in schema else [schema["const"]]
-            consts = [self._constant(v) for v in values]
-            return choice(*consts) if consts and all(c is not None for c in consts) else self.value()  # type: ignore[arg-type]
+            consts = [c for c in map(self._constant, values) if c is not None]
+            return choice(*consts) if consts and len(consts) == len(values) else self.value()
         kinds = schema.get("type")
         kinds = [kinds] if isinstance(kinds, str) else kinds
         if not isinstance(kinds, list) or not kinds:

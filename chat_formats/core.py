@@ -11,6 +11,7 @@ what the mapped message accounts for — is returned as content, with a warning 
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -178,13 +179,10 @@ class ChatFormat:
         return _Fallback(message, edge, warning)
 
     def _unknown_tool(self, text: str, start: int) -> str | None:
-        """A plausible tool name right after ``start`` that is not one of the request's tools (for the warning)."""
-        import re
-
-        m = re.search(
-            r"(?:\"name\"\s*:\s*\"|<function=|to=functions\.|functions\.|\[TOOL_CALLS\]|>function<)([\w.-]+)",
-            text[start:],
-        )
+        """A plausible tool name right after ``start`` that is not one of the request's tools (for the warning),
+        found by the format's ``tool_name_pattern``."""
+        pattern = self.definition.tool_name_pattern
+        m = re.search(pattern, text[start:]) if pattern else None
         if m and m.group(1) not in self.tools:
             return m.group(1)
         return None

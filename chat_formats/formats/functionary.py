@@ -54,7 +54,7 @@ from ..builder import (
     tool_name,
 )
 from ..grammar import Trigger
-from ._layout import FormatDefinition, FormatOptions, regex_escape, standard_layout
+from ._layout import XML_FUNCTION_PATTERN, FormatDefinition, FormatOptions, regex_escape, standard_layout
 from .llama import PYTHON_TAG, json_args
 
 __all__ = ["build_v3_1", "build_v3_2"]
@@ -120,6 +120,7 @@ def build_v3_1(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=starts, calls=calls),
         triggers=tuple(triggers),
         preserved_tokens=(PYTHON_TAG,),
+        tool_name_pattern=XML_FUNCTION_PATTERN,
     )
 
 
@@ -177,4 +178,5 @@ def build_v3_2(options: FormatOptions) -> FormatDefinition:
         parser=parser,
         triggers=(Trigger.pattern_full(rf"((?:{names})\n)[\s\S]*"), Trigger.pattern(f"{SEP}()")),
         preserved_tokens=preserved,
+        tool_name_pattern=r">>>([\w.-]+)\n",
     )

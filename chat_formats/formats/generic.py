@@ -16,7 +16,7 @@ from peg import Parser, choice, end, json_string_content, literal, rest, space, 
 from peg import json as json_value
 
 from ..builder import ToolSpec, block, content, content_json_string, gap, json_tool_call, tool_choice_of
-from ._layout import FormatDefinition, FormatOptions
+from ._layout import JSON_NAME_PATTERN, FormatDefinition, FormatOptions
 
 __all__ = ["build"]
 
@@ -43,4 +43,6 @@ def build(options: FormatOptions) -> FormatDefinition:
         calls = _member("tool_call", call)
     text = choice(literal('"') + content_json_string(json_string_content()) + '"', content(json_value()))
     reply = block(calls) if options.calls_forced else choice(block(calls), block(_member("response", text)))
-    return FormatDefinition(parser=gap() + reply + gap() + end(), id_position="after_args", lazy=False)
+    return FormatDefinition(
+        parser=gap() + reply + gap() + end(), id_position="after_args", lazy=False, tool_name_pattern=JSON_NAME_PATTERN
+    )

@@ -137,4 +137,9 @@ def build_harmony(options: FormatOptions, d: HarmonyDialect) -> FormatDefinition
         Trigger.pattern(rf"<\|start\|>{sp}assistant to=functions\."),
         Trigger.pattern_full(r"( to=functions\.)[\s\S]*"),
     )
-    return FormatDefinition(parser=parser + gap() + end(), triggers=triggers, preserved_tokens=PRESERVED)
+    return FormatDefinition(
+        parser=parser + gap() + end(),
+        triggers=triggers,
+        preserved_tokens=PRESERVED,
+        tool_name_pattern=r"to=functions\.([\w.-]+)",
+    )

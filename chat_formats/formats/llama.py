@@ -71,7 +71,7 @@ from ..builder import (
     tool_name,
 )
 from ..grammar import Trigger
-from ._layout import FormatDefinition, FormatOptions, standard_layout
+from ._layout import JSON_NAME_PATTERN, FormatDefinition, FormatOptions, standard_layout
 
 __all__ = ["PYTHON_TAG", "build_firefunction_v2", "build_llama3", "json_args"]
 
@@ -159,6 +159,7 @@ def build_llama3(options: FormatOptions) -> FormatDefinition:
         parser=parser + gap() + end(),
         triggers=(_bare_trigger(), Trigger.word(PYTHON_TAG)),
         preserved_tokens=preserved,
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 
@@ -181,4 +182,5 @@ def build_firefunction_v2(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=FUNCTOOLS, calls=calls),
         triggers=tuple(Trigger.word(w) for w in FUNCTOOLS),
         preserved_tokens=(FUNCTOOLS[0],),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )

@@ -117,3 +117,22 @@ def test_torch_and_transformers_processor() -> None:
     chained = LogitsProcessorList([GrammarLogitsProcessor(GRAMMAR, v)])
     out = chained(torch.tensor([[0]]), torch.zeros(1, v.size))
     assert torch.isfinite(out).sum().item() == 1  # only "[" may start
+
+
+def test_torch_processor_starts_over_for_a_second_generation() -> None:
+    torch = pytest.importorskip("torch")
+    from gbnf_backend.hf_processor import GrammarLogitsProcessor
+
+    v = vocab()
+    processor = GrammarLogitsProcessor(GRAMMAR, v)
+    generator = torch.Generator().manual_seed(1)
+    for prompt in ([[0, 5]], [[0, 5]], [[0, 6, 7]]):  # the same prompt again, then another one
+        input_ids = torch.tensor(prompt)
+        for _ in range(25):
+            scores = processor(input_ids, torch.randn(1, v.size, generator=generator))
+            input_ids = torch.cat([input_ids, torch.argmax(scores, dim=-1, keepdim=True)], dim=1)
+            if processor.matchers[0].is_terminated():
+                break
+        generated = [int(t) for t in input_ids[0, len(prompt[0]) :]]
+        assert EOS in generated
+        assert GRAMMAR.matches(decode(v, generated[: generated.index(EOS) + 1]))

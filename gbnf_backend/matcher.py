@@ -202,7 +202,9 @@ class GrammarMatcher:
     def _with_preserved(self, words: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint32]:
         """Return ``words`` plus the preserved special tokens whose text the grammar accepts here (cached)."""
         state = self._state
-        key = (self.engine.canonical_state(state.npda_state), state.partial)
+        # Keyed by the real state: a special token's text may be longer than any text token, so the canonical
+        # state (exact only for text tokens) could tell two states apart wrongly.
+        key = (state.npda_state, state.partial)
         cache = self.compiled.preserved_masks
         extra = cache.get(key)
         if extra is None:

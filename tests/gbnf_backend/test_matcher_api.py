@@ -8,6 +8,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gbnf_backend
 from gbnf_backend import (
@@ -162,3 +164,51 @@ def test_every_public_error_derives_from_pegchat_error_and_a_builtin() -> None:
     for error in errors:
         assert issubclass(error, PegchatError), error
         assert error is PegchatError or issubclass(error, builtins), error
+
+
+OPERATIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("accept"), st.integers(-3, 25)),
+        st.tuples(st.just("validate"), st.lists(st.integers(-1, 20), max_size=6)),
+        st.tuples(st.just("rollback"), st.integers(-1, 4)),
+        st.tuples(st.just("fork"), st.just(0)),
+        st.tuples(st.just("jump"), st.just(0)),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(operations=OPERATIONS)
+def test_random_matcher_calls_keep_the_laws(operations: list[tuple[str, object]]) -> None:
+    matcher = GrammarMatcher(GRAMMAR, vocab(), max_rollback_tokens=4)
+    accepted = 0
+    for name, argument in operations:
+        if name == "accept":
+            assert isinstance(argument, int)
+            allowed = matcher.is_token_allowed(argument)
+            in_mask = 0 <= argument < vocab().size and argument in matcher.allowed_token_ids().tolist()
+            assert allowed == in_mask
+            assert matcher.accept_token(argument) == allowed
+            accepted += allowed
+        elif name == "validate":
+            assert isinstance(argument, list)
+            count = matcher.validate_tokens(argument)
+            twin = matcher.fork()
+            assert twin.accept_tokens(argument) == count
+        elif name == "rollback":
+            assert isinstance(argument, int)
+            kept = min(accepted, 16)
+            if 0 <= argument <= kept:
+                matcher.rollback(argument)
+                accepted -= argument
+            else:
+                with pytest.raises(MatcherError):
+                    matcher.rollback(argument)
+        elif name == "fork":
+            matcher = matcher.fork()
+        else:
+            forced = matcher.find_jump_forward_string()
+            if forced:
+                assert matcher.fork().accept_string(forced)
+    assert not matcher.is_error()

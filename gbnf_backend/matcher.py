@@ -97,7 +97,7 @@ class GrammarMatcher:
         self.compiled = compiled
         self.engine = compiled.engine
         self.grammar = compiled.grammar
-        self.vocab = compiled.vocab
+        self.vocab = vocab if vocab is not None else compiled.vocab  # equal fingerprints: the same table
         self.triggers = compiled.triggers
         self.lazy = compiled.lazy
         trigger_set = compiled.trigger_set

@@ -76,19 +76,20 @@ def test_check_first_sampling_only_masks_when_needed() -> None:
 def test_llama_cpp_processor_protocol() -> None:
     v = vocab()
     processor = LlamaCppGrammarProcessor(GRAMMAR, v)
-    prompt = [0, 3, 4]  # anything: the prompt is not constrained
-    ids = list(prompt)
     rng = np.random.default_rng(1)
-    for _ in range(25):
-        scores = rng.normal(size=v.size).astype(np.float32)
-        masked = processor(np.array(ids, dtype=np.intc), scores)
-        token = int(np.argmax(masked))
-        ids.append(token)
-        if token == EOS:
-            break
-    generated = ids[len(prompt) :]
-    assert generated[-1] == EOS and GRAMMAR.matches(decode(v, generated))
-    assert not processor.matcher.is_error()
+    # Anything may be the prompt (it is not constrained); the same processor serves completions one after another.
+    for prompt in ([0, 3, 4], [0, 3, 4], [0, 5]):
+        ids = list(prompt)
+        for _ in range(25):
+            scores = rng.normal(size=v.size).astype(np.float32)
+            masked = processor(np.array(ids, dtype=np.intc), scores)
+            token = int(np.argmax(masked))
+            ids.append(token)
+            if token == EOS:
+                break
+        generated = ids[len(prompt) :]
+        assert generated[-1] == EOS and GRAMMAR.matches(decode(v, generated))
+        assert not processor.matcher.is_error()
 
 
 def test_torch_and_transformers_processor() -> None:

@@ -7,17 +7,16 @@ import os
 from typing import Any
 
 import jsonschema
-import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
+import torch
+import transformers
 
-from chat_formats import get_format  # noqa: E402
-from chat_formats.integrations.hf import matcher_for, pegchat_logits_processor  # noqa: E402
-from gbnf_backend.contrib.transformers import vocabulary_from_huggingface  # noqa: E402
+from chat_formats import get_format
+from chat_formats.integrations.hf import matcher_for, pegchat_logits_processor
+from gbnf_backend.contrib.transformers import vocabulary_from_huggingface
 
-from .tiny import byte_tokenizer, tiny_llama  # noqa: E402
+from .tiny import byte_tokenizer, tiny_llama
 
 TOKENIZER = byte_tokenizer(special=())
 MODEL_WIDTH = len(TOKENIZER) + 7  # a head wider than the tokenizer, as real models often have

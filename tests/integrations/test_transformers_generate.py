@@ -72,6 +72,7 @@ def test_format_grammar_constrains_generation_and_the_format_reads_it_back() -> 
     assert not processor.matchers[0].is_awaiting_trigger()  # a forced call constrains from the first token
     assert _accepted(fmt, tokens)
     text = TOKENIZER.decode(tokens)
+    assert text.lstrip().startswith(("<tool_call>", "<think>")), "a forced call: the output is the call"
     message = fmt.parse(text, partial=True)
     assert not message.warnings, "what the grammar allowed, the parser reads without falling back"
 

@@ -70,10 +70,12 @@ def request_format(
     reasoning_format: str = "auto",
     thinking_forced_open: bool = False,
     with_tools: bool = True,
+    **options: Any,
 ) -> ChatFormat:
     """The format ``name`` built for a server request object (``.tools``, ``.tool_choice``,
     ``.parallel_tool_calls`` read with ``getattr``; any may be missing). ``with_tools=False``: reasoning and
-    content only. Raises what :func:`~chat_formats.get_format` raises. Cost: building the parser graph."""
+    content only; ``options``: further :func:`~chat_formats.get_format` keywords. Raises what
+    :func:`~chat_formats.get_format` raises. Cost: building the parser graph."""
     tools = tool_dicts(getattr(request, "tools", None)) if with_tools else []
     choice = tool_choice_value(getattr(request, "tool_choice", None)) if tools else "auto"
     parallel = getattr(request, "parallel_tool_calls", None)
@@ -84,6 +86,7 @@ def request_format(
         parallel_tool_calls=True if parallel is None else bool(parallel),
         reasoning_format=reasoning_format,
         thinking_forced_open=thinking_forced_open,
+        **options,
     )
 
 

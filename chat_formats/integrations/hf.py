@@ -43,7 +43,7 @@ def matcher_for(spec: GrammarSpec, vocab: Vocabulary) -> GrammarMatcher:
     """A matcher at the start of ``spec`` over ``vocab`` (see the module doc for the kinds of ``spec``).
     Raises :class:`~gbnf_backend.PegchatError` subclasses for a grammar or schema we cannot compile."""
     if isinstance(spec, ChatFormat):
-        spec = spec.grammar()
+        return spec.matcher(vocab)  # the format's own matcher: triggers, special-token markers, compiler cache
     if isinstance(spec, LazyGrammar):
         return GrammarMatcher(spec.gbnf, vocab, triggers=spec.triggers if spec.lazy else None)
     if isinstance(spec, str):

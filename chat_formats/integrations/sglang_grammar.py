@@ -185,8 +185,7 @@ class PegchatGrammarBackend(BaseGrammarBackend):  # type: ignore[misc]
                 tool_choice=spec.get("tool_choice", "auto"),
                 parallel_tool_calls=spec.get("parallel_tool_calls", True),
             )
-            g = fmt.grammar()
-            return self._compile(g.gbnf, g.triggers if g.lazy else None)
+            return PegchatGrammar(fmt.matcher(self.vocab), self.vocab_size)  # triggers and special-token markers
 
         return self._guard("structural tag", build)
 

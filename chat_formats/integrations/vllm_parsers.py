@@ -111,14 +111,20 @@ class PegchatToolParser(ToolParser):  # type: ignore[misc]
         self._session: FormatSession | None = None
 
     def request_format(self, request: Any) -> ChatFormat:
-        """The format built for ``request`` (raises ``chat_formats`` option errors for a bad ``tool_choice``)."""
+        """The format built for ``request`` (raises ``chat_formats`` option errors for a bad ``tool_choice``).
+
+        Without a reasoning parser the reasoning markup stays content, so a forced call may follow content."""
+        skip = self.skip_reasoning_parsing
         return request_format(
-            self.format_name, request, reasoning_format="none" if self.skip_reasoning_parsing else "auto"
+            self.format_name,
+            request,
+            reasoning_format="none" if skip else "auto",
+            content_before_forced_calls=skip,
         )
 
     def adjust_request(self, request: Any) -> Any:
         """Keep special tokens in the detokenised text (markers) and constrain forced calls with our grammar."""
-        fmt = self.request_format(request)
+        fmt = request_format(self.format_name, request)  # the grammar: optional reasoning, then the call
         if fmt.definition.preserved_tokens and getattr(request, "skip_special_tokens", False):
             request.skip_special_tokens = False
         if self.constrain_forced_calls and _forced_call(fmt):

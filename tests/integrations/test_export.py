@@ -65,7 +65,9 @@ def _xgrammar_accepts(structural_tag: dict[str, Any], text: str) -> bool:
 
 @pytest.mark.parametrize(("name", "text"), CASES)
 def test_structural_tag_compiles_in_xgrammar_and_walks_the_samples(name: str, text: str) -> None:
-    tag = to_structural_tag(get_format(name, tools=TOOLS))
+    fmt = get_format(name, tools=TOOLS)
+    assert fmt.accepts(text) and not fmt.accepts(_broken(text)), "our own lazy grammar agrees on the samples"
+    tag = to_structural_tag(fmt)
     assert tag["format"]["type"] == "triggered_tags"
     assert _xgrammar_accepts(tag, text)
     assert _xgrammar_accepts(tag, "Just an answer, no call.")

@@ -7,17 +7,16 @@ import os
 from typing import Any
 
 import jsonschema
-import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
+import torch
+import transformers
 
-from chat_formats import get_format  # noqa: E402
-from chat_formats.integrations.hf import matcher_for, pegchat_logits_processor  # noqa: E402
-from gbnf_backend.contrib.transformers import vocabulary_from_huggingface  # noqa: E402
+from chat_formats import get_format
+from chat_formats.integrations.hf import matcher_for, pegchat_logits_processor
+from gbnf_backend.contrib.transformers import vocabulary_from_huggingface
 
-from .tiny import byte_tokenizer, tiny_llama  # noqa: E402
+from .tiny import byte_tokenizer, tiny_llama
 
 TOKENIZER = byte_tokenizer(special=())
 MODEL_WIDTH = len(TOKENIZER) + 7  # a head wider than the tokenizer, as real models often have
@@ -73,6 +72,7 @@ def test_format_grammar_constrains_generation_and_the_format_reads_it_back() -> 
     assert not processor.matchers[0].is_awaiting_trigger()  # a forced call constrains from the first token
     assert _accepted(fmt, tokens)
     text = TOKENIZER.decode(tokens)
+    assert text.lstrip().startswith(("<tool_call>", "<think>")), "a forced call: the output is the call"
     message = fmt.parse(text, partial=True)
     assert not message.warnings, "what the grammar allowed, the parser reads without falling back"
 

@@ -151,8 +151,13 @@ def test_required_tool_choice_is_parsed_natively_and_constrained_by_our_grammar(
     assert adjusted.skip_special_tokens is False
     gbnf = adjusted.structured_outputs.grammar
     assert gbnf == get_format("qwen3", tools=TOOLS, tool_choice="required").grammar().gbnf
-    info = tool_parser.extract_tool_calls(QWEN3_OUTPUT, request)
+    forced = QWEN3_OUTPUT.replace("Let me check.\n", "")  # OpenAI semantics: the output is the call
+    info = tool_parser.extract_tool_calls(forced, request)
     assert info.tools_called and info.tool_calls[0].function.name == "get_weather"
+    assert not tool_parser.extract_tool_calls(QWEN3_OUTPUT, request).tools_called
+    tool_parser.skip_reasoning_parsing = True  # no reasoning parser: reasoning is content before the call
+    info = tool_parser.extract_tool_calls(forced, request)
+    assert info.tools_called and info.content is not None and info.content.startswith("<think>")
 
 
 def test_reasoning_token_methods_follow_the_markers() -> None:

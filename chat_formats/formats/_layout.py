@@ -51,13 +51,12 @@ from peg import (
     one_or_more,
     optional,
     rest,
-    space,
     trigger_rule,
     until_one_of,
     zero_or_more,
 )
 
-from ..builder import ToolSpec, block, content, gap, json_tool_call, reasoning, tool_choice_of
+from ..builder import ToolSpec, block, content, gap, json_seq, json_tool_call, json_ws, reasoning, tool_choice_of
 from ..grammar import Trigger
 from ..mapper import IdPosition
 
@@ -96,7 +95,8 @@ class FormatOptions:
     parallel_tool_calls: bool = True
     reasoning_format: Literal["auto", "none"] = "auto"
     thinking_forced_open: bool = False
-    content_before_forced_calls: bool = True
+    content_before_forced_calls: bool = False
+    keep_blank_content: bool = False
 
     @property
     def calls_enabled(self) -> bool:
@@ -167,10 +167,11 @@ def repeat_calls(options: FormatOptions, call: Parser, name: str = "tool-calls")
 def array_calls(options: FormatOptions, openers: Sequence[str], call: Parser, closer: str | None = None) -> Parser:
     """The tool-call part of formats that write every call as an element of one JSON array after an opener
     (``opener[call, call, …]closer``; one of ``openers``): the trigger rule ``tool-calls``, optional unless a
-    call is forced, one element only without ``parallel_tool_calls``. JSON whitespace is free inside the array;
+    call is forced, one element only without ``parallel_tool_calls``. JSON whitespace (bounded, :func:`json_ws`)
+    inside the array;
     ``closer``, when the format has one, may be missing (the output may stop right after the array)."""
-    items = call + zero_or_more(space() + "," << call) if options.parallel_tool_calls else call
-    body = choice(*openers) << "[" << items << "]"
+    items = call + zero_or_more(json_ws() + json_seq(",", call)) if options.parallel_tool_calls else call
+    body = json_seq(_opener(openers), "[", items, "]")
     if closer is not None:
         body = body + optional(gap() + closer)
     section = trigger_rule("tool-calls", body)

@@ -3,8 +3,11 @@
 * :func:`typed_value` — an argument's value: raw text for a string schema, JSON typed by the schema otherwise
   (the grammar emits the schema's JSON; the parser reads the text up to the closer and the mapper types it).
 * :func:`tagged_arg` — one argument from its opener (which names it), value and closer.
+* :func:`xml_call` — :func:`~chat_formats.builder.xml_tool_call`, or, for a tool that declares no properties
+  but allows any, a call taking any named arguments as raw strings (what the upstream parsers do without a
+  schema).
 * :func:`call_section` — one trigger rule ``opener call (sep call)* closer`` holding every call of the output
-  (DeepSeek's DSML block, Step 3's section, Hunyuan's ``<tool_calls>``), optional unless a call is forced.
+  (Step 3's section, whose calls are separated by a marker), optional unless a call is forced.
 
 All helpers cost O(size of the tool schemas) to build.
 """
@@ -15,22 +18,29 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from peg import Parser, choice, literal, optional, schema, trigger_rule, until_one_of, zero_or_more
+from peg import Parser, chars, choice, literal, optional, rule, schema, trigger_rule, until_one_of, zero_or_more
 
 from ..builder import (
     ToolSpec,
+    XmlMarkers,
     block,
     gap,
     schema_is_string,
+    tool,
     tool_arg,
     tool_arg_close,
     tool_arg_json_value,
+    tool_arg_name,
     tool_arg_open,
     tool_arg_string_value,
+    tool_close,
+    tool_name,
+    tool_open,
+    xml_tool_call,
 )
 from ._layout import FormatOptions
 
-__all__ = ["accepts_any_args", "call_section", "is_string_arg", "tagged_arg", "typed_value"]
+__all__ = ["accepts_any_args", "call_section", "is_string_arg", "tagged_arg", "typed_value", "xml_call"]
 
 _RULE_CHARS = re.compile(r"[^A-Za-z0-9]+")
 
@@ -72,6 +82,21 @@ def tagged_arg(opener: Parser | str, value: Parser, closer: Parser | str) -> Par
     """One argument: ``opener`` (atomic; it must contain the :func:`~chat_formats.builder.tool_arg_name`), the
     ``value``, and ``closer`` (atomic: the value is complete)."""
     return tool_arg(tool_arg_open(opener) + value + tool_arg_close(closer))
+
+
+def xml_call(spec: ToolSpec, markers: XmlMarkers) -> Parser:
+    """The rule ``spec.rule``: an XML-style call to ``spec`` (see :class:`~chat_formats.builder.XmlMarkers`). A
+    tool that declares no properties but allows any takes arguments of any name (up to 64 characters, no quote
+    or angle bracket), each a raw string: without a schema nothing says a value is anything else."""
+    if not accepts_any_args(spec):
+        return xml_tool_call(spec, markers)
+    opener = tool_arg_open(markers.param_open + tool_arg_name(chars('[^"<>\\n]', 1, 64)) + markers.key_suffix)
+    if markers.value_newline:
+        opener = opener + optional("\n")
+    value = tool_arg_string_value(until_one_of(markers.value_ends))
+    arg = tool_arg(opener + value + tool_arg_close(choice(*markers.value_ends)))
+    head = tool_open(markers.function_open + tool_name(spec.name) + markers.name_suffix)
+    return rule(spec.rule, tool(head + zero_or_more(gap() + arg) + gap() + tool_close(markers.function_close)))
 
 
 def call_section(

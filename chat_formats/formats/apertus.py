@@ -11,7 +11,7 @@ import json
 from peg import Parser, literal, rule, schema
 from peg import json as json_value
 
-from ..builder import ToolSpec, tool, tool_args, tool_name
+from ..builder import ToolSpec, json_seq, tool, tool_args, tool_name
 from ._layout import JsonArray, Layout, ReasoningStyle
 
 __all__ = ["FORMAT"]
@@ -21,7 +21,7 @@ def _call(spec: ToolSpec) -> Parser:
     """The rule ``spec.rule``: ``{"NAME": ARGUMENTS}`` for ``spec``."""
     quoted_name = json.dumps(spec.name, ensure_ascii=False)[1:-1]
     args = tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
-    return rule(spec.rule, tool(literal("{") << literal('"') + tool_name(quoted_name, '"') << ":" << args << "}"))
+    return rule(spec.rule, tool(json_seq("{", literal('"') + tool_name(quoted_name, '"'), ":", args, "}")))
 
 
 #: ``apertus``.

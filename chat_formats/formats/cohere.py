@@ -66,6 +66,7 @@ STYLE = ReasoningStyle(THINK, END_THINK, prompt_opener=THINK)
 COMMAND4_PRESERVED = (THINK, END_THINK, TEXT, END_TEXT, ACTION, END_ACTION, END_TURN)
 
 R_PLUS_STARTS = ("Action:\n```json", "Action: ```json", "Action:\n```")
+TOOL_NAME_PATTERN = r'"tool_name"\s*:\s*"([\w.-]+)'
 R_PLUS_PRESERVED = (CHATBOT, END_TURN)
 
 
@@ -98,6 +99,8 @@ def build_command4(options: FormatOptions) -> FormatDefinition:
     stops = [END_TEXT, END_TURN, *([ACTION] if with_calls else [])]
     # The text markers are framing; a reply without them is content too.
     text = gap() + optional(TEXT) + content(until_one_of(stops)) + optional(END_TEXT)
+    if with_calls and options.calls_forced and not options.content_before_forced_calls:
+        text = gap()  # the output is the thinking, then the call(s)
     parser = text if (lead := _command4_thinking(options)) is None else lead + text
     if with_calls:
         call = tool_choice_of(options.active_tools, _command4_call)
@@ -107,6 +110,7 @@ def build_command4(options: FormatOptions) -> FormatDefinition:
         parser=parser,
         triggers=think_triggers(options, STYLE, [ACTION]),
         preserved_tokens=COMMAND4_PRESERVED,
+        tool_name_pattern=TOOL_NAME_PATTERN,
         content_prefix=THINK if options.thinking_forced_open and options.reasoning_format == "none" else "",
     )
 
@@ -134,6 +138,8 @@ def build_command_r_plus(options: FormatOptions) -> FormatDefinition:
     with_calls = options.calls_enabled
     stops = [END_TURN, *(R_PLUS_STARTS if with_calls else ())]
     parser = optional(CHATBOT) + content(until_one_of(stops))
+    if with_calls and options.calls_forced and not options.content_before_forced_calls:
+        parser = optional(CHATBOT) + gap()  # the output is the call(s)
     if with_calls:
         call = tool_choice_of(options.active_tools, _r_plus_call)
         parser = parser + _action_calls(options, R_PLUS_STARTS, call, "```", end_turn=True)
@@ -142,4 +148,5 @@ def build_command_r_plus(options: FormatOptions) -> FormatDefinition:
         parser=parser,
         triggers=think_triggers(options, None, R_PLUS_STARTS),
         preserved_tokens=R_PLUS_PRESERVED,
+        tool_name_pattern=TOOL_NAME_PATTERN,
     )

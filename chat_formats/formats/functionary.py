@@ -164,7 +164,9 @@ def build_v3_2(options: FormatOptions) -> FormatDefinition:
     # end in ">" just before a ">>>" (which the parser would read as a separator one character earlier).
     # The text alternative never starts where a call is already recognisable (its name complete, hence
     # possibly streamed): a call that breaks later stays a call, the rest comes back as content (warning).
-    if options.calls_forced:
+    if options.calls_forced and not options.content_before_forced_calls:
+        parser = calls  # the output is the call(s)
+    elif options.calls_forced:
         # No look-ahead (the grammar has no form for it): text needs its "all" line, so the alternatives
         # are disjoint and the grammar exact.
         parser = choice(calls, TEXT + content(until(SEP)) + SEP + calls)

@@ -77,6 +77,7 @@ __all__ = ["GemmaSyntax", "build_functiongemma", "build_gemma4", "gemma_to_json"
 CHANNEL_OPEN, CHANNEL_CLOSE = "<|channel>", "<channel|>"
 THOUGHT_LABEL = "thought"
 STYLE = ReasoningStyle(CHANNEL_OPEN, CHANNEL_CLOSE, prompt_opener=CHANNEL_OPEN + THOUGHT_LABEL + "\n")
+NAME_PATTERN = r"call:([\w.-]+)"
 KEY_CHARS = "[^:{}\\[\\],<>\"' \\t\\n\\r]"  # a bare key: no structure, quote, marker or whitespace characters
 
 
@@ -110,8 +111,8 @@ class GemmaSyntax:
             return self.value()
         if "enum" in schema or "const" in schema:
             values = schema["enum"] if "enum" in schema else [schema["const"]]
-            consts = [self._constant(v) for v in values]
-            return choice(*consts) if consts and all(c is not None for c in consts) else self.value()  # type: ignore[arg-type]
+            consts = [c for c in map(self._constant, values) if c is not None]
+            return choice(*consts) if consts and len(consts) == len(values) else self.value()
         kinds = schema.get("type")
         kinds = [kinds] if isinstance(kinds, str) else kinds
         if not isinstance(kinds, list) or not kinds:
@@ -225,6 +226,11 @@ GEMMA4 = GemmaSyntax("gemma4", "<|tool_call>", "<tool_call|>", '<|"|>')
 FUNCTIONGEMMA = GemmaSyntax("functiongemma", "<start_function_call>", "<end_function_call>", "<escape>")
 
 
+def _calls_only(options: FormatOptions) -> bool:
+    """Whether the output must be the call(s), with no content first (a forced call, see ``_layout``)."""
+    return options.calls_forced and not options.content_before_forced_calls
+
+
 def _streams_raw(schema: Any) -> bool:
     """Whether a value of ``schema`` is a plain string (any text): it streams raw, without conversion."""
     return isinstance(schema, Mapping) and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
@@ -272,6 +278,10 @@ def build_gemma4(options: FormatOptions) -> FormatDefinition:
     if options.reasoning_format == "none":
         # Blocks stay in the content, markers included: the content runs up to the calls.
         parts.append(content(until(syntax.call_open) if with_calls else rest()))
+    elif with_calls and _calls_only(options):
+        # The output is thought blocks, then the call(s): no content before them.
+        thought = block(one_or_more(CHANNEL_OPEN) + _thought(options))
+        parts.append(zero_or_more(gap() + choice(thought, block(literal(CHANNEL_CLOSE)))) + gap())
     else:
         text = content(until_one_of(ends))
         thought = block(one_or_more(CHANNEL_OPEN) + _thought(options))
@@ -290,6 +300,7 @@ def build_gemma4(options: FormatOptions) -> FormatDefinition:
         triggers=think_triggers(options, STYLE, [syntax.call_open]),
         preserved_tokens=(CHANNEL_OPEN, CHANNEL_CLOSE, syntax.call_open, syntax.call_close, syntax.quote),
         content_prefix=content_prefix(options, STYLE),
+        tool_name_pattern=NAME_PATTERN,
     )
 
 
@@ -300,10 +311,13 @@ def build_functiongemma(options: FormatOptions) -> FormatDefinition:
     if options.calls_enabled:
         calls = repeat_calls(options, tool_choice_of(options.active_tools, lambda s: _call(syntax, s)))
     parser = content(until(syntax.call_open) if calls is not None else rest())
+    if calls is not None and _calls_only(options):
+        parser = gap()  # the output is the call(s)
     if calls is not None:
         parser = parser + calls + gap()
     return FormatDefinition(
         parser=parser + end(),
         triggers=think_triggers(options, None, [syntax.call_open]),
         preserved_tokens=(syntax.call_open, syntax.call_close, syntax.quote),
+        tool_name_pattern=NAME_PATTERN,
     )

@@ -29,7 +29,15 @@ from __future__ import annotations
 from peg import Parser, choice, optional, trigger_rule, zero_or_more
 
 from ..builder import XmlMarkers, block, gap, json_tool_call, tool_choice_of, xml_tool_call
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
+from ._layout import (
+    JSON_NAME_PATTERN,
+    FormatDefinition,
+    FormatOptions,
+    ReasoningStyle,
+    content_prefix,
+    repeat_calls,
+    standard_layout,
+)
 from ._layout import think_triggers as _triggers
 from .phrases import phrase_reasoning
 
@@ -65,6 +73,7 @@ def build_v3(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=starts, calls=calls),
         triggers=_triggers(options, None, starts),
         preserved_tokens=V3_PRESERVED,
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 
@@ -84,4 +93,5 @@ def build_v35(options: FormatOptions) -> FormatDefinition:
         triggers=_triggers(options, STYLE, [CALLS_OPEN]),
         preserved_tokens=V35_PRESERVED,
         content_prefix=content_prefix(options, STYLE),
+        tool_name_pattern=r'<｜GCML｜invoke name="([\w.-]+)"',
     )

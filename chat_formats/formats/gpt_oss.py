@@ -125,9 +125,14 @@ def build_harmony(options: FormatOptions, d: HarmonyDialect) -> FormatDefinition
         together = d.calls_together and options.parallel_tool_calls
         call = trigger_rule("tool-call", one + zero_or_more(gap() + one) if together else one)
         any_block = choice(block(call), text_block)
-        if options.calls_forced:
+        if options.calls_forced and options.content_before_forced_calls:
             tail = zero_or_more(any_block) if options.parallel_tool_calls else zero_or_more(text_block)
             parser = zero_or_more(text_block) + block(call) + tail
+        elif options.calls_forced:
+            # The output is the call(s): analysis (reasoning) may come before and between them, no answer text.
+            thought = block(analysis)
+            tail = zero_or_more(choice(block(call), thought)) if options.parallel_tool_calls else zero_or_more(thought)
+            parser = zero_or_more(thought) + block(call) + tail
         elif options.parallel_tool_calls:
             parser = zero_or_more(any_block)
         else:

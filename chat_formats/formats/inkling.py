@@ -20,7 +20,7 @@ from peg import Parser, atomic, choice, end, literal, optional, trigger_rule, un
 
 from ..builder import ToolSpec, block, content, gap, json_tool_call, reasoning, tool_choice_of
 from ..grammar import Trigger
-from ._layout import FormatDefinition, FormatOptions
+from ._layout import JSON_NAME_PATTERN, FormatDefinition, FormatOptions
 
 __all__ = ["build"]
 
@@ -63,7 +63,10 @@ def build(options: FormatOptions) -> FormatDefinition:
     # A block without a type marker must be closed, so a call block's name echo is never read as text; it is
     # atomic (published whole once closed), so that the echo does not stream as content first.
     plain = atomic(block(MODEL + content(until_one_of(stops)) + END_MESSAGE))
-    blocks = zero_or_more(choice(_thinking(options, opened=False), text, plain))
+    calls_only = with_calls and options.calls_forced and not options.content_before_forced_calls
+    # With a forced call and no content allowed before it, only thinking blocks may come first.
+    kinds = (_thinking(options, opened=False),) if calls_only else (_thinking(options, opened=False), text, plain)
+    blocks = zero_or_more(choice(*kinds))
     lead_text = content(until_one_of([TEXT, *stops])) + optional(END_MESSAGE)
     head: Parser = _thinking(options, opened=True) if options.thinking_forced_open else optional(lead_text)
     tail = gap() + optional(END_SAMPLING) + gap() + end()
@@ -81,10 +84,13 @@ def build(options: FormatOptions) -> FormatDefinition:
         if options.thinking_forced_open:
             calls_first = head + calls_first
         text_first = head + blocks + (section if options.calls_forced else optional(section))
+        if calls_only:
+            text_first = calls_first
         parser = choice(calls_first, text_first) + tail
     return FormatDefinition(
         parser=parser,
         triggers=(Trigger.word(INVOKE),),
         preserved_tokens=PRESERVED,
+        tool_name_pattern=JSON_NAME_PATTERN,
         content_prefix=THINK if options.thinking_forced_open and options.reasoning_format == "none" else "",
     )

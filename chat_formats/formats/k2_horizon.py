@@ -63,4 +63,5 @@ def build(options: FormatOptions) -> FormatDefinition:
         triggers=phrase_triggers(options, OPENERS, CLOSERS, [SECTION]),
         preserved_tokens=PRESERVED,
         content_prefix=content_prefix(options, STYLE),
+        tool_name_pattern=r"<ifm\|tool_call>\s*([\w.-]+)",
     )

@@ -9,7 +9,8 @@ response, tools, then closes its message::
     <|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>
 
 (one run of text, split here for width; whitespace between calls and arguments is free). A string argument is
-raw text; any other is JSON, typed by the tool's schema (the ``type`` attribute is read, not trusted). The
+raw text; any other is JSON, typed by the tool's schema (the ``type`` attribute is read, not trusted; a tool
+that declares no properties takes any, typed by the attribute). The
 response opener and closer are optional; reasoning ends at its closer or at the response or tools opener, and
 the prompt opens the think section (``thinking_forced_open``).
 
@@ -20,7 +21,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from peg import Parser, chars, end, literal, optional, rule, trigger_rule, until_one_of, zero_or_more
+from peg import (
+    Parser,
+    chars,
+    choice,
+    end,
+    literal,
+    optional,
+    rule,
+    schema,
+    trigger_rule,
+    until,
+    until_one_of,
+    zero_or_more,
+)
 
 from ..builder import (
     ToolSpec,
@@ -30,7 +44,9 @@ from ..builder import (
     permuted_args,
     reasoning,
     tool,
+    tool_arg_json_value,
     tool_arg_name,
+    tool_arg_string_value,
     tool_choice_of,
     tool_close,
     tool_name,
@@ -38,7 +54,7 @@ from ..builder import (
 )
 from ..grammar import Trigger
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
-from ._tagged import tagged_arg, typed_value
+from ._tagged import accepts_any_args, tagged_arg, typed_value
 
 __all__ = ["build_k3", "build_k15"]
 
@@ -65,9 +81,20 @@ def _arg(spec: ToolSpec, key: str) -> Parser:
     return tagged_arg(opener, typed_value(spec, key, [ARG_CLOSE]), ARG_CLOSE)
 
 
+def _any_arg(spec: ToolSpec) -> Parser:
+    """An argument of a tool that declares none (any key; raw text for ``type="string"``, else JSON)."""
+    key = ARG_OPEN + tool_arg_name(chars('[^"<>|]', 1, 64)) + '"'
+    raw = tagged_arg(key + ' type="string"' + SEP, tool_arg_string_value(until(ARG_CLOSE)), ARG_CLOSE)
+    value = tool_arg_json_value(schema(until(ARG_CLOSE), f"{spec.rule}-any", {}))
+    return choice(raw, tagged_arg(key + _attr("type") + SEP, value, ARG_CLOSE))
+
+
 def _call(spec: ToolSpec) -> Parser:
     head = tool_open(CALL_OPEN + tool_name(spec.name) + '"' + _attr("index") + SEP)
-    args = permuted_args(spec, {k: _arg(spec, k) for k in spec.properties})
+    if accepts_any_args(spec):
+        args = zero_or_more(gap() + _any_arg(spec))
+    else:
+        args = permuted_args(spec, {k: _arg(spec, k) for k in spec.properties})
     return rule(spec.rule, tool(head + args + gap() + tool_close(CALL_CLOSE)))
 
 

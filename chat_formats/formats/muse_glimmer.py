@@ -50,6 +50,8 @@ def build(options: FormatOptions) -> FormatDefinition:
     thought = optional(START) + " to=self" + MESSAGE + body(until_one_of(BODY_ENDS)) + optional(EOM)
     answer = optional(START) + optional(" to=user") + MESSAGE + content(until_one_of(BODY_ENDS))
     text = block(choice(thought, answer + optional(choice(EOT, EOM))))
+    if options.calls_enabled and options.calls_forced and not options.content_before_forced_calls:
+        text = block(thought)  # the output is the reasoning, then the call(s)
     # No free whitespace before a message: its header starts with a space.
     parser = zero_or_more(text)
     if options.calls_enabled:
@@ -64,4 +66,5 @@ def build(options: FormatOptions) -> FormatDefinition:
         parser=parser + gap() + end(),
         triggers=(Trigger.word(CALLS),) if options.calls_enabled else (),
         preserved_tokens=PRESERVED,
+        tool_name_pattern=r'<atem:invoke name="([\w.-]+)"',
     )

@@ -22,6 +22,7 @@ from ..builder import block, gap, json_tool_call, reasoning, tool_choice_of
 from ..grammar import Trigger
 from . import apriel, granite
 from ._layout import (
+    JSON_NAME_PATTERN,
     FormatDefinition,
     FormatOptions,
     ReasoningStyle,
@@ -91,6 +92,7 @@ def _build(
         triggers=phrase_triggers(options, openers, closers, starts),
         preserved_tokens=preserved,
         content_prefix=content_prefix(options, style),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 

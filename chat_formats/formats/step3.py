@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from peg import Parser, rule
 
-from ..builder import ToolSpec, XmlMarkers, gap, tool_choice_of, xml_tool_call
+from ..builder import ToolSpec, XmlMarkers, gap, tool_choice_of
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout, think_triggers
-from ._tagged import call_section
+from ._tagged import call_section, xml_call
 
 __all__ = ["build"]
 
@@ -35,7 +35,7 @@ MARKERS = XmlMarkers(
 
 
 def _call(spec: ToolSpec) -> Parser:
-    invoke = xml_tool_call(spec, MARKERS)
+    invoke = xml_call(spec, MARKERS)
     return rule(f"{spec.rule}-call", CALL_OPEN + gap() + invoke + gap() + CALL_CLOSE)
 
 

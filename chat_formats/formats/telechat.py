@@ -53,4 +53,5 @@ def build(options: FormatOptions) -> FormatDefinition:
         triggers=_triggers(options, STYLE, [OPEN]),
         preserved_tokens=PRESERVED,
         content_prefix=content_prefix(options, STYLE),
+        tool_name_pattern=r'<tool_call>\s*(?:\{\s*"name"\s*:\s*")?([\w.-]+)',
     )

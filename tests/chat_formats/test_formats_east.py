@@ -9,15 +9,19 @@ from typing import Any
 import jsonschema
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chat_formats import ChatMessage, get_format
 from chat_formats.formats import WITHOUT_CALLS
 from gbnf_backend import Grammar
 from gbnf_backend.vocab import Vocabulary
 from tests.chat_formats import test_roundtrip
+from tests.chat_formats.corpus import JUDGED, Sample, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
 from tests.chat_formats.test_grammar import trigger_start
 from tests.chat_formats.test_roundtrip import bias, vocab  # noqa: F401  (fixtures of the round trip)
+from tests.chat_formats.test_stream_laws import _EDIT, _check, _chunks
 
 J = '{"city": "Paris", "unit": "c"}'
 FORCED = {"thinking_forced_open": True}
@@ -332,7 +336,7 @@ def test_one_char_chunks_stream_to_the_final_parse(fmt: str, case: Case) -> None
     for delta in stream.finish():
         content += delta.content or ""
         reasoning += delta.reasoning_content or ""
-    final = chat.parse(case.output)
+    final = chat.parse(case.output, salt=stream.salt)  # the stream's id salt: same call ids
     assert stream.message.model_dump() == final.model_dump()
     assert (content or None, reasoning or None) == (final.content, final.reasoning_content)
     assert arguments == [c.function.arguments for c in final.tool_calls]
@@ -349,10 +353,15 @@ def test_lazy_grammar_accepts_the_calls_the_parser_reads(fmt: str, case: Case) -
 
 @pytest.mark.parametrize(("fmt", "case"), CALL_CASES, ids=_ids)
 def test_required_and_named_grammars_accept_the_whole_output(fmt: str, case: Case) -> None:
-    required = get_format(fmt, tools=TOOLS, tool_choice="required", **case.options).grammar()
+    # A forced call means the output is the call(s) (OpenAI's meaning); content first needs the opt-in.
+    opts = {**case.options, "content_before_forced_calls": bool(case.content)}
+    required = get_format(fmt, tools=TOOLS, tool_choice="required", **opts).grammar()
     assert not required.lazy and Grammar.from_gbnf(required.gbnf).matches(case.output)
+    if case.content:
+        strict = get_format(fmt, tools=TOOLS, tool_choice="required", **case.options).grammar()
+        assert not Grammar.from_gbnf(strict.gbnf).matches(case.output)
     if len({c[0] for c in case.calls}) == 1:
-        named = get_format(fmt, tools=TOOLS, tool_choice=case.calls[0][0], **case.options).grammar()
+        named = get_format(fmt, tools=TOOLS, tool_choice=case.calls[0][0], **opts).grammar()
         assert Grammar.from_gbnf(named.gbnf).matches(case.output)
 
 
@@ -427,6 +436,12 @@ def test_kimi_k3_types_arguments_by_the_schema_not_the_type_attribute() -> None:
     out = "<|open|>tools<|sep|>" + xtml_call("add", a=("string", "5"), b=("string", "1")) + "<|close|>tools<|sep|>"
     message = get_format("kimi-k3", tools=TOOLS).parse(out)
     assert json.loads(message.tool_calls[0].function.arguments) == {"a": 5, "b": 1}
+    # Without declared properties the attribute is all there is.
+    tools = [{"type": "function", "function": {"name": "free", "parameters": {"type": "object"}}}]
+    out = "<|open|>tools<|sep|>" + xtml_call("free", n=("integer", "5"), s=("string", "5")) + "<|close|>tools<|sep|>"
+    chat = get_format("kimi-k3", tools=tools)
+    assert json.loads(chat.parse(out).tool_calls[0].function.arguments) == {"n": 5, "s": "5"}
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(out)
 
 
 def test_reasoning_left_in_content_when_asked() -> None:
@@ -484,3 +499,84 @@ def test_grammar_samples_parse_into_valid_calls(
         assert message.tool_calls, output
         for call in message.tool_calls:
             jsonschema.validate(call.function.parsed_arguments(), SCHEMAS[call.function.name])
+
+
+UNKNOWN_TOOL = {
+    "deepseek-v3": DS_CALLS + DS_CALL.format("rm", "{}"),
+    "deepseek-v3.2": dsml("function_calls", invoke("rm")),
+    "deepseek-v4": dsml("tool_calls", invoke("rm")),
+    "kimi-k3": "<|open|>tools<|sep|>" + xtml_call("rm") + "<|close|>tools<|sep|>",
+    "minimax-m3": f"{NS}<tool_call>\n" + m3_invoke("rm") + f"{NS}</tool_call>",
+    "minimax-m1": '<tool_calls>\n{"name": "rm", "arguments": {}}\n</tool_calls>',
+    "step-3": "<｜tool_calls_begin｜>" + step_call("rm") + "<｜tool_calls_end｜>",
+    "hunyuan-hy-v3": "<tool_calls>" + hy_call("rm") + "</tool_calls>",
+    "hunyuan-a13b": '<tool_calls>[{"name": "rm", "arguments": {}}]</tool_calls>',
+    "dots": '<dots_function_call><invoke name="rm"></invoke></dots_function_call>',
+    "ling-3": glm_call("rm"),
+    "longcat": '<longcat_tool_call>{"name": "rm", "arguments": {}}</longcat_tool_call>',
+    "internlm2": '<|action_start|><|plugin|>{"name": "rm", "parameters": {}}<|action_end|>',
+    "intern-s1": '<|action_start|><|plugin|>{"name": "rm", "arguments": {}}<|action_end|>',
+}
+
+
+@pytest.mark.parametrize(("fmt", "out"), sorted(UNKNOWN_TOOL.items()), ids=_ids)
+def test_a_call_to_an_unknown_tool_is_content_and_named_in_the_warning(fmt: str, out: str) -> None:
+    message = get_format(fmt, tools=TOOLS).parse("Hi " + out)
+    assert message.tool_calls == [] and message.content == "Hi " + out
+    assert any("unknown tool 'rm'" in w for w in message.warnings), message.warnings
+
+
+@pytest.mark.parametrize("name", sorted(EAST))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_damaged_outputs_stream_to_their_final_parse(name: str, data: st.DataObject) -> None:
+    """Any text, not only well-formed output: an output damaged by a few edits streams to its own final parse
+    (deltas, chunk rules and the OpenAI accumulator included)."""
+    case = data.draw(st.sampled_from(EAST[name]))
+    text = case.output
+    for where, how, junk in data.draw(st.lists(_EDIT, min_size=1, max_size=3)):
+        k = where % (len(text) + 1)
+        if how == "insert":
+            text = text[:k] + junk + text[k:]
+        else:
+            text = text[:k] + text[k + 1 :] if how == "delete" else text[:k]
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=10_000), max_size=8))
+    _check(get_format(name, tools=TOOLS, **case.options), text, _chunks(text, cuts) if cuts else list(text))
+
+
+CORPUS = [s for s in load_samples() if s.format in EAST and s.id not in JUDGED]
+
+
+@pytest.mark.parametrize("sample", CORPUS, ids=lambda s: f"{s.format}:{s.id}")
+def test_grammar_accepts_the_corpus_outputs_the_parser_reads(sample: Sample) -> None:
+    message = sample.build().parse(sample.output)
+    assert not message.warnings
+    if message.tool_calls:  # from the trigger on, as a sampler would run it
+        g = sample.build().grammar()
+        start = trigger_start(g, sample.output) if g.lazy else 0
+        assert start >= 0 and Grammar.from_gbnf(g.gbnf).matches(sample.output[start:])
+    else:
+        plain = get_format(sample.format, **{**sample.options, "tool_choice": "none"}).grammar()
+        assert Grammar.from_gbnf(plain.gbnf).matches(sample.output)
+
+
+FREE_TOOL = [{"type": "function", "function": {"name": "free", "parameters": {"type": "object"}}}]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out"),
+    [
+        ("step-3", "<｜tool_calls_begin｜>" + step_call("free", count="42", q="a b") + "<｜tool_calls_end｜>"),
+        ("hunyuan-hy-v3", "<tool_calls>" + hy_call("free", count="42", q="a b") + "</tool_calls>"),
+        (
+            "dots",
+            '<dots_function_call><invoke name="free">\n<parameter name="count">42</parameter>\n'
+            '<parameter name="q">a b</parameter>\n</invoke></dots_function_call>',
+        ),
+    ],
+)
+def test_tool_without_declared_properties_takes_any_arguments_as_strings(fmt: str, out: str) -> None:
+    chat = get_format(fmt, tools=FREE_TOOL)
+    message = chat.parse(out)
+    assert json.loads(message.tool_calls[0].function.arguments) == {"count": "42", "q": "a b"}
+    assert message.warnings == [] and Grammar.from_gbnf(chat.grammar().gbnf).matches(out)

@@ -17,7 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chat_formats import ChatMessage, get_format
+from chat_formats import ChatFormat, ChatMessage, get_format
+from chat_formats.builder import parse_tools
+from chat_formats.formats import BUILDERS
+from chat_formats.formats._layout import FormatOptions
 from chat_formats.formats.gemma import gemma_to_json
 from gbnf_backend import Grammar
 from tests.chat_formats.corpus import JUDGED, load_samples
@@ -274,6 +277,7 @@ def _telechat4() -> list[Case]:
         Case("Let me see.</think>Sunny.", content="Sunny.", reasoning="Let me see.", options=forced),
         Case("W.</think>Checking." + paris, content="Checking.", reasoning="W.", calls=[PARIS], options=forced),
         Case(paris + "\n" + add, calls=[PARIS, ADD]),
+        Case("W.</think>" + add, reasoning="W.", calls=[ADD], options=forced),
         Case(
             config + "<tool_call>" + json.dumps({"name": "write_file", "arguments": FILE[1]}) + "</tool_call>",
             calls=[CONFIG, FILE],
@@ -480,3 +484,39 @@ def test_gemma_value_syntax_errors_are_value_errors() -> None:
     for bad in ("{a:1", "[1,,2]", '<|"|>open', "{a 1}", "nope", "1 2"):
         with pytest.raises(ValueError):
             gemma_to_json(bad)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out"),
+    [
+        ("gemma-4", "<|tool_call>call:rm{}<tool_call|>"),
+        ("functiongemma", "<start_function_call>call:rm{}<end_function_call>"),
+        ("gigachat-3", '<|function_call|>{"name": "rm", "arguments": {}}'),
+        ("gigachat-3.5", '<｜GCML｜tool_calls>\n<｜GCML｜invoke name="rm">\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>'),
+        ("cohere-command-4", '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "rm", "parameters": {}}]'),
+        ("command-r-plus", 'Action:\n```json\n[{"tool_name": "rm", "parameters": {}}]\n```'),
+        ("inkling", '<|message_model|>rm<|content_invoke_tool_json|>{"name": "rm", "args": {}}<|end_message|>'),
+        ("k2-horizon", "<ifm|tool_calls><ifm|tool_call>rm\n</ifm|tool_call></ifm|tool_calls>"),
+        ("muse-glimmer", ' to=functions<|message|><atem:function_calls>\n<atem:invoke name="rm">\n</atem:invoke>'),
+        ("llm-jp-harmony", "<|channel|> commentary to=functions.rm<|message|> {}<|call|>"),
+        ("telechat-4", '<tool_call>{"name": "rm", "arguments": {}}</tool_call>'),
+        ("granite-3.2", '<|tool_call|>[{"name": "rm", "arguments": {}}]'),
+        ("apriel-1.6", '<tool_calls>[{"name": "rm", "arguments": {}}]</tool_calls>'),
+    ],
+)
+def test_a_call_to_an_unknown_tool_is_content_and_the_warning_names_it(fmt: str, out: str) -> None:
+    message = get_format(fmt, tools=SOUTH_TOOLS).parse(out)
+    assert message.tool_calls == [] and message.content is not None and "rm" in message.content
+    assert any("unknown tool 'rm'" in w for w in message.warnings), message.warnings
+
+
+@pytest.mark.parametrize("fmt", sorted(set(SOUTH) - {"llm-jp-harmony"}))  # harmony: gpt_oss.py's choice
+def test_without_content_before_forced_calls_a_forced_call_comes_first(fmt: str) -> None:
+    case = next(c for c in SOUTH[fmt] if c.calls and c.content)
+    options = {"tools": tuple(parse_tools(SOUTH_TOOLS)), "tool_choice": "required", **case.options}
+    opts = FormatOptions(**options, content_before_forced_calls=False)
+    strict = ChatFormat(fmt, opts, BUILDERS[fmt](opts))
+    assert not Grammar.from_gbnf(strict.grammar().gbnf).matches(case.output)
+    calls_only = next(c for c in SOUTH[fmt] if c.calls and not c.content and c.options == case.options)
+    assert Grammar.from_gbnf(strict.grammar().gbnf).matches(calls_only.output)
+    assert _summary(strict.parse(calls_only.output))[2] == [(n, a) for n, a, *_ in calls_only.calls]

@@ -1,6 +1,6 @@
 """Consistency law (b) over the corpus, for every format: an output the parser reads cleanly (calls, no warning)
 is accepted by the format's grammar — the lazy grammar from where its trigger fires, and the forced grammar
-(``tool_choice="required"``) over the whole output."""
+(``tool_choice="required"``, content allowed before the calls) over the whole output."""
 
 from __future__ import annotations
 
@@ -51,5 +51,7 @@ def test_grammar_accepts_what_the_parser_reads_cleanly(sample: Sample) -> None:
         start = trigger_start(lazy, sample.output)
         assert start >= 0, "a call was parsed but no trigger fires"
         assert Grammar.from_gbnf(lazy.gbnf).matches(sample.output[start:])
-    forced = get_format(sample.format, **{**sample.options, "tool_choice": "required"}).grammar()
+    # Forced: the calls must come; content before them is the sample's (allowed by content_before_forced_calls).
+    options = {**sample.options, "tool_choice": "required", "content_before_forced_calls": True}
+    forced = get_format(sample.format, **options).grammar()
     assert Grammar.from_gbnf(forced.gbnf).matches(sample.output)

@@ -37,12 +37,12 @@ def _format(layout: Layout, **options: object) -> ChatFormat:
 def test_a_layout_value_parses_streams_and_constrains() -> None:
     fmt = _format(ACTION)
     out = '<plan>look it up</plan>Sure.<act>{"name": "get_weather", "arguments": {"city": "Paris"}}</act>'
-    m = fmt.parse(out)
+    stream = fmt.stream()
+    m = fmt.parse(out, salt=stream.salt)
     assert (m.reasoning_content, m.content) == ("look it up", "Sure.")
     assert [(c.function.name, c.function.parsed_arguments()) for c in m.tool_calls] == [
         ("get_weather", {"city": "Paris"})
     ]
-    stream = fmt.stream()
     for ch in out:
         stream.feed(ch)
     stream.finish()

@@ -44,8 +44,13 @@ BODY_ENDS = [END, "<|start|>", CHANNEL, RETURN, CALL]
 PRESERVED = ("<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>", "<|return|>", "<|call|>")
 
 
+CONTENT_TYPES = ("json", "code")
+"""The content types a ``<|constrain|>`` names (harmony's ``json``; ``code`` as seen in outputs). Any other text
+there is not framing the parser may drop: the message then does not fit and is returned as content."""
+
+
 def _constrain() -> Parser:
-    return optional(gap() + CONSTRAIN + char_class("[A-Za-z0-9_.-]", 1, 32))
+    return optional(gap() + CONSTRAIN + choice(*CONTENT_TYPES))
 
 
 def _tool_message(spec: ToolSpec) -> Parser:

@@ -72,11 +72,16 @@ class HarmonyDialect:
         return literal(MESSAGE) + optional(" ") if self.spaced else literal(MESSAGE)
 
 
+CONTENT_TYPES = ("json", "code")
+"""The content types a ``<|constrain|>`` names (harmony's ``json``; ``code`` as seen in outputs). Any other text
+there is not framing the parser may drop: the message then does not fit and is returned as content."""
+
+
 GPT_OSS = HarmonyDialect()
 
 
 def _constrain(d: HarmonyDialect) -> Parser:
-    return optional(gap() + d.token(CONSTRAIN) + char_class("[A-Za-z0-9_.-]", 1, 32))
+    return optional(gap() + d.token(CONSTRAIN) + choice(*CONTENT_TYPES))
 
 
 def _tool_message(spec: ToolSpec, d: HarmonyDialect) -> Parser:

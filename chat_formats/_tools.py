@@ -7,10 +7,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gbnf_backend.errors import PegchatError
+
 __all__ = ["RULE_CHARS", "ToolSpec", "ToolsError", "parse_tools", "schema_is_string"]
 
 
-class ToolsError(ValueError):
+class ToolsError(PegchatError, ValueError):
     """The ``tools`` of a request are malformed (not OpenAI function tools, duplicate names, ...)."""
 
 

@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from gbnf_backend import Grammar, default_compiler
+from gbnf_backend.errors import PegchatError
 from gbnf_backend.matcher import GrammarMatcher
 from gbnf_backend.vocab import Vocabulary
 from peg import ParseResult, Status
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["ChatFormat", "OptionError", "UnknownFormatError", "available_formats", "get_format"]
 
 
-class UnknownFormatError(ValueError):
+class UnknownFormatError(PegchatError, ValueError):
     """No format of that name; ``.available`` lists the names there are."""
 
     def __init__(self, name: str) -> None:
@@ -45,7 +46,7 @@ class UnknownFormatError(ValueError):
         super().__init__(f"unknown format {name!r}; available: {', '.join(self.available)}")
 
 
-class OptionError(ValueError):
+class OptionError(PegchatError, ValueError):
     """An option of :func:`get_format` is invalid (bad ``tool_choice``, ``reasoning_format``, ...)."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gbnf_backend.errors import PegchatError
 from peg import ParseResult, Status
 
 from .mapper import CallCache, MappedCall, MappedMessage, new_salt
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["ChatStream", "StreamClosedError"]
 
 
-class StreamClosedError(RuntimeError):
+class StreamClosedError(PegchatError, RuntimeError):
     """``feed``/``finish`` called after ``finish``."""
 
 

@@ -8,8 +8,9 @@ How to add a format
        FORMAT = Layout(
            reasoning=ReasoningStyle("<think>", "</think>"),
            calls=JsonWrapped("<tool_call>", "</tool_call>"),
-           preserved=("<tool_call>", "</tool_call>"),
        )
+
+   (``preserved=`` lists special tokens besides the reasoning and call markers, which are added themselves).
 
    ``calls`` says how the calls are written: :class:`JsonWrapped` / :class:`Wrapped` (one wrapper per call,
    e.g. ``Wrapped("<tool_call>", "</tool_call>", xml_tool_call)``), :class:`JsonArray` (one JSON array after an
@@ -20,7 +21,8 @@ How to add a format
    added automatically), ids, the content prefix of a prompt-opened reasoning block, and the regex that names
    an unknown tool in the warning of a failed parse.
 3. An irregular format keeps a ``build(options) -> FormatDefinition`` function over :func:`standard_layout`,
-   :func:`repeat_calls` / :func:`array_calls` and :func:`think_triggers`.
+   :func:`repeat_calls` / :func:`array_calls` and :func:`think_triggers` (a function that builds its own
+   forced-call section honours ``options.content_before_forced_calls``; :func:`standard_layout` does).
 4. Register the name (and aliases) in ``formats/__init__.py`` (``BUILDERS`` takes a ``Layout`` as it is: it is
    callable), add samples to ``tests/chat_formats/samples.py`` and map the corpus family in
    ``tests/chat_formats/corpus.py``. The test suite then checks parse, stream, grammar and the two laws.

@@ -72,14 +72,18 @@ class HarmonyDialect:
         return literal(MESSAGE) + optional(" ") if self.spaced else literal(MESSAGE)
 
 
+CONTENT_TYPES = ("json", "code")
+"""The content types a ``<|constrain|>`` names (harmony's ``json``; ``code`` as seen in outputs). Any other text
+there is not framing the parser may drop: the message then does not fit and is returned as content."""
+
+
 #: A call is closed by ``<|call|>``, or by ``<|end|>`` (openai-harmony reads that as a call too).
 GPT_OSS = HarmonyDialect(call_ends=(CALL, END))
 
 
 def _constrain(d: HarmonyDialect) -> Parser:
     # The content type: `<|constrain|>json`, or the bare word the chat template renders (`commentary json`).
-    word = char_class("[A-Za-z0-9_.-]", 1, 32)
-    return optional(choice(gap() + d.token(CONSTRAIN) + word, " " + word))
+    return optional(choice(gap() + d.token(CONSTRAIN), literal(" ")) + choice(*CONTENT_TYPES))
 
 
 def _tool_message(spec: ToolSpec, d: HarmonyDialect) -> Parser:

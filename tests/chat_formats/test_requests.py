@@ -95,3 +95,15 @@ def test_xml_arguments_beyond_the_permutation_limit_warn_and_stay_consistent() -
         warnings.simplefilter("error")
         p = xml_tool_call(small)
     assert to_gbnf(p).count("tool-wide-a") >= 2**MAX_PERMUTED_ARGS
+
+
+def test_chat_format_errors_derive_from_pegchat_error() -> None:
+    from chat_formats import OptionError, ToolsError, UnknownFormatError
+    from chat_formats.stream import StreamClosedError
+    from gbnf_backend.errors import PegchatError
+
+    for error in (OptionError, ToolsError, UnknownFormatError):
+        assert issubclass(error, PegchatError) and issubclass(error, ValueError)
+    assert issubclass(StreamClosedError, PegchatError) and issubclass(StreamClosedError, RuntimeError)
+    with pytest.raises(PegchatError):
+        get_format("no-such-format")

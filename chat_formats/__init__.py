@@ -14,6 +14,7 @@ from .core import ChatFormat, OptionError, UnknownFormatError, available_formats
 from .grammar import LazyGrammar, Trigger
 from .messages import ChatDelta, ChatMessage, DeltaFunction, DeltaToolCall, FunctionCall, ToolCall
 from .stream import ChatStream, StreamClosedError
+from .templates import TemplateError, detect_format
 
 __all__ = [
     "ChatDelta",
@@ -26,11 +27,13 @@ __all__ = [
     "LazyGrammar",
     "OptionError",
     "StreamClosedError",
+    "TemplateError",
     "ToolCall",
     "ToolSpec",
     "ToolsError",
     "Trigger",
     "UnknownFormatError",
     "available_formats",
+    "detect_format",
     "get_format",
 ]

@@ -159,11 +159,26 @@ def _xml_arg(spec: ToolSpec, key: str, m: XmlMarkers) -> Parser:
         raw = until_one_of(ends)
         if _texts_end_cleanly(prop, ends):  # the grammar allows only the listed texts; the parser reads any
             raw = schema(raw, f"{spec.rule}-{RULE_CHARS.sub('-', key)}", prop, raw=True)
-        value = tool_arg_string_value(raw)
+        value = tool_arg_string_value(raw) + closer
+        if _admits_null(prop):  # `null` for a nullable string is JSON null (as upstream Qwen3-Coder parsers read it)
+            value = choice(tool_arg_json_value(literal("null")) + closer, value)
     else:
         value = tool_arg_json_value(schema(until_one_of(ends), f"{spec.rule}-{RULE_CHARS.sub('-', key)}", prop))
+        value = value + closer
     opener = tool_arg_open(m.param_open + tool_arg_name(key) + m.key_suffix)
-    return tool_arg((opener + optional("\n") if m.value_newline else opener) + value + closer)
+    return tool_arg((opener + optional("\n") if m.value_newline else opener) + value)
+
+
+def _admits_null(prop: Any) -> bool:
+    """Whether a property schema allows ``null`` (a type list with it, a null branch, or ``None`` in an enum)."""
+    if not isinstance(prop, Mapping):
+        return False
+    t = prop.get("type")
+    if t == "null" or (isinstance(t, list) and "null" in t):
+        return True
+    if isinstance(prop.get("enum"), list) and None in prop["enum"]:
+        return True
+    return any(isinstance(prop.get(k), list) and any(_admits_null(b) for b in prop[k]) for k in ("anyOf", "oneOf"))
 
 
 def _texts_end_cleanly(prop: Any, ends: Sequence[str]) -> bool:

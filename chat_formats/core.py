@@ -65,6 +65,7 @@ def get_format(
     thinking_forced_open: bool = False,
     content_before_forced_calls: bool = False,
     keep_blank_content: bool = False,
+    chat_template: str | None = None,
 ) -> ChatFormat:
     """Build the format ``name`` for a request.
 
@@ -85,8 +86,17 @@ def get_format(
 
     Raises :class:`UnknownFormatError`, :class:`~chat_formats.builder.ToolsError`
     or :class:`OptionError`. Cost: building the parser graph, O(size of the tool schemas).
+
+    ``name="auto"`` with ``chat_template`` (the model's Jinja chat template): the family
+    :func:`~chat_formats.templates.detect_format` recognises, else a format derived from the template
+    (:func:`~chat_formats.templates.derive_format`); raises :class:`~chat_formats.templates.TemplateError`.
     """
-    canonical = canonical_name(name)
+    builder = None
+    if name == "auto":
+        from .templates import resolve_template  # deferred: only "auto" needs the template machinery
+
+        name, builder = resolve_template(chat_template)
+    canonical = name if builder is not None else canonical_name(name)
     if canonical is None:
         raise UnknownFormatError(name)
     specs = tuple(parse_tools(tools))
@@ -105,7 +115,7 @@ def get_format(
     )
     if canonical in WITHOUT_CALLS and options.calls_forced:
         raise OptionError(f"format {canonical!r} has no tool-call syntax: tool_choice {choice!r} cannot be honoured")
-    return ChatFormat(canonical, options, BUILDERS[canonical](options))
+    return ChatFormat(canonical, options, (builder or BUILDERS[canonical])(options))
 
 
 def _tool_choice(choice: str | Mapping[str, Any], tools: tuple[ToolSpec, ...]) -> str:

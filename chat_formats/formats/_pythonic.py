@@ -21,11 +21,13 @@ from peg import (
     Parser,
     chars,
     choice,
+    eps,
     json_number,
     literal,
     optional,
     peek,
     ref,
+    rest,
     rule,
     trigger_rule,
     zero_or_more,
@@ -34,6 +36,7 @@ from peg import (
 from ..builder import (
     ToolSpec,
     block,
+    content,
     gap,
     permuted_args,
     tool,
@@ -165,16 +168,24 @@ def _call_list(options: FormatOptions) -> Parser:
 
 
 def build_layout(
-    options: FormatOptions, *, open_: str, close: str, style: ReasoningStyle | None, preserved: tuple[str, ...]
+    options: FormatOptions,
+    *,
+    open_: str,
+    close: str,
+    style: ReasoningStyle | None,
+    preserved: tuple[str, ...],
+    text_after_close: bool = False,
 ) -> FormatDefinition:
     """``reasoning? content calls end`` where the calls are a list of pythonic calls, wrapped in ``open_`` …
     ``close`` or bare (the closer optional). Content ends at ``open_`` or where a call list starts
-    (``[get_weather(``), so a ``[`` in prose stays content."""
+    (``[get_weather(``), so a ``[`` in prose stays content. ``text_after_close``: text after a closed call list
+    is content (LFM2)."""
     starts = [open_, *(f"[{t.name}(" for t in options.active_tools)]
     calls = None
     if options.calls_enabled:
         listed = _call_list(options)
-        section = trigger_rule("tool-calls", choice(open_ + gap() + listed + optional(gap() + close), listed))
+        closed = gap() + close + (content(rest()) if text_after_close else eps())
+        section = trigger_rule("tool-calls", choice(open_ + gap() + listed + optional(closed), listed))
         calls = block(section) if options.calls_forced else optional(block(section))
     return FormatDefinition(
         parser=standard_layout(options, style=style, tool_starts=starts, calls=calls),

@@ -77,11 +77,13 @@ CONTENT_TYPES = ("json", "code")
 there is not framing the parser may drop: the message then does not fit and is returned as content."""
 
 
-GPT_OSS = HarmonyDialect()
+#: A call is closed by ``<|call|>``, or by ``<|end|>`` (openai-harmony reads that as a call too).
+GPT_OSS = HarmonyDialect(call_ends=(CALL, END))
 
 
 def _constrain(d: HarmonyDialect) -> Parser:
-    return optional(gap() + d.token(CONSTRAIN) + choice(*CONTENT_TYPES))
+    # The content type: `<|constrain|>json`, or the bare word the chat template renders (`commentary json`).
+    return optional(choice(gap() + d.token(CONSTRAIN), literal(" ")) + choice(*CONTENT_TYPES))
 
 
 def _tool_message(spec: ToolSpec, d: HarmonyDialect) -> Parser:

@@ -9,6 +9,8 @@ markers out), after an optional ``<think>…</think>`` block::
 
     <think>…</think>Let me check.<|tool_call_start|>[get_time(city="Paris")]<|tool_call_end|>
 
+Text after ``<|tool_call_end|>`` is content (vLLM's LFM2 parser returns it so).
+
 Arguments are Python literals typed by the tools' schemas (see ``_pythonic.py``); they become JSON arguments.
 Content ends at the opening marker or where a call list starts (``[get_weather(``).
 """
@@ -33,4 +35,6 @@ def build_pythonic(options: FormatOptions) -> FormatDefinition:
 def build_lfm2(options: FormatOptions) -> FormatDefinition:
     """The ``lfm2`` definition for ``options`` (``<think>`` reasoning first)."""
     preserved = ("<think>", "</think>", LFM2_START, LFM2_END)
-    return build_layout(options, open_=LFM2_START, close=LFM2_END, style=THINK, preserved=preserved)
+    return build_layout(
+        options, open_=LFM2_START, close=LFM2_END, style=THINK, preserved=preserved, text_after_close=True
+    )

@@ -375,8 +375,16 @@ def test_grammar_accepts_the_calls_the_parser_reads(fmt: str, case: Case) -> Non
     start = trigger_start(lazy, case.output)
     assert start >= 0, "no trigger fires on an output with calls"
     assert Grammar.from_gbnf(lazy.gbnf).matches(case.output[start:])
-    required = get_format(fmt, tools=SOUTH_TOOLS, tool_choice="required", **case.options).grammar()
-    assert Grammar.from_gbnf(required.gbnf).matches(case.output)
+    # A forced call means the output is the call(s) (OpenAI's meaning); content first needs the opt-in.
+    first = bool(case.content)
+    forced = {"tools": SOUTH_TOOLS, "tool_choice": "required", **case.options}
+    required = get_format(fmt, **forced, content_before_forced_calls=first).grammar()
+    assert not required.lazy and Grammar.from_gbnf(required.gbnf).matches(case.output)
+    if first:
+        strict = get_format(fmt, **forced)
+        assert not Grammar.from_gbnf(strict.grammar().gbnf).matches(case.output)
+        refused = strict.parse(case.output)  # returned as content with a warning, never dropped
+        assert refused.tool_calls == [] and refused.warnings
 
 
 @pytest.mark.parametrize(("fmt", "case"), TEXT_CASES, ids=_ids)

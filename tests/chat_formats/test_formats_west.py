@@ -93,7 +93,7 @@ WEST: dict[str, list[Case]] = {
         Case(
             "I'm\nthinking\n</think>\n" + _q3c("ping_all", n="7") + "\n",
             reasoning="I'm\nthinking\n",
-            content="\n",
+            # blank content next to calls is None (README: "Blank content is null")
             calls=[("ping_all", {"n": 7})],
             options=FORCED,
         ),
@@ -107,7 +107,7 @@ WEST: dict[str, list[Case]] = {
         Case(  # only </think> ends the reasoning: the quoted call stays reasoning
             "Plan: <tool_call>ping</tool_call> first</think>\n" + _glm("get_weather", city="Paris", unit="c"),
             reasoning="Plan: <tool_call>ping</tool_call> first",
-            content="\n",
+            # blank content next to calls is None (README: "Blank content is null")
             calls=[("get_weather", WEATHER)],
             options=FORCED,
         ),
@@ -147,7 +147,7 @@ WEST: dict[str, list[Case]] = {
         Case(
             "ok\n</think>\n" + _minicpm("ping"),
             reasoning="ok\n",
-            content="\n",
+            # blank content next to calls is None (README: "Blank content is null")
             calls=[("ping", {})],
             options=FORCED,
         ),
@@ -183,7 +183,7 @@ WEST: dict[str, list[Case]] = {
         Case(
             "Let me think about " + _hermes("ping", {}) + " hmm\n</think>\n\n" + _hermes("ping_all", {"n": 2}),
             reasoning="Let me think about " + _hermes("ping", {}) + " hmm\n",
-            content="\n\n",
+            # blank content next to calls is None
             calls=[("ping_all", {"n": 2})],
             options=FORCED,
         ),
@@ -346,9 +346,15 @@ def test_lazy_grammar_accepts_the_output_from_its_trigger(name: str, case: Case)
 
 @pytest.mark.parametrize(("name", "case"), CALL_CASES, ids=CALL_IDS)
 def test_required_grammar_accepts_the_whole_output(name: str, case: Case) -> None:
-    g = _fmt(name, case, tool_choice="required").grammar()
+    # A forced call means the output is the call(s) (OpenAI's meaning); content first needs the opt-in.
+    g = _fmt(name, case, tool_choice="required", content_before_forced_calls=bool(case.content)).grammar()
     assert not g.lazy
     assert Grammar.from_gbnf(g.gbnf).matches(case.output)
+    if case.content:
+        strict = _fmt(name, case, tool_choice="required")
+        assert not Grammar.from_gbnf(strict.grammar().gbnf).matches(case.output)
+        refused = strict.parse(case.output)  # returned as content with a warning, never dropped
+        assert refused.tool_calls == [] and refused.warnings and case.content in (refused.content or "")
 
 
 @pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
@@ -367,12 +373,17 @@ SINGLE = [(fmt, case) for fmt, case in CALL_CASES if len(case.calls) == 1]
 def test_named_tool_choice_allows_only_that_tool(name: str, case: Case) -> None:
     tool = case.calls[0][0]
     other = next(t["function"]["name"] for t in TOOLS if t["function"]["name"] != tool)
-    named = _fmt(name, case, tool_choice=tool, parallel_tool_calls=False)
+    first = {"content_before_forced_calls": bool(case.content)}  # content before a forced call: the opt-in
+    named = _fmt(name, case, tool_choice=tool, parallel_tool_calls=False, **first)
     assert [c.function.name for c in named.parse(case.output).tool_calls] == [tool]
     assert not named.grammar().lazy
     assert Grammar.from_gbnf(named.grammar().gbnf).matches(case.output)
-    wrong = _fmt(name, case, tool_choice=other, parallel_tool_calls=False).grammar()
+    wrong = _fmt(name, case, tool_choice=other, parallel_tool_calls=False, **first).grammar()
     assert not Grammar.from_gbnf(wrong.gbnf).matches(case.output)
+    if case.content:  # without the opt-in the named call must come first
+        strict = _fmt(name, case, tool_choice=tool, parallel_tool_calls=False)
+        assert strict.parse(case.output).tool_calls == []
+        assert not Grammar.from_gbnf(strict.grammar().gbnf).matches(case.output)
 
 
 @pytest.mark.parametrize(
@@ -412,8 +423,11 @@ def test_nemotron3_reasoning_ends_only_at_the_closer_and_keeps_its_newlines() ->
     fmt = get_format("nemotron-3", tools=TOOLS, thinking_forced_open=True)
     quoted = "Let's call: " + _q3c("ping") + "\n</think>\n" + _q3c("ping_all", n="1") + "\n"
     message = fmt.parse(quoted)
-    assert (message.reasoning_content, message.content) == ("Let's call: " + _q3c("ping") + "\n", "\n")
+    # the newline after the closer is blank content next to a call: None
+    assert (message.reasoning_content, message.content) == ("Let's call: " + _q3c("ping") + "\n", None)
     assert [c.function.name for c in message.tool_calls] == ["ping_all"]
+    kept = get_format("nemotron-3", tools=TOOLS, thinking_forced_open=True, keep_blank_content=True).parse(quoted)
+    assert kept.content == "\n"
 
 
 def test_aliases_name_their_base_format() -> None:
@@ -495,8 +509,14 @@ def test_grammar_accepts_the_corpus_outputs_the_parser_reads_cleanly(sample: Sam
     start = trigger_start(lazy, sample.output)
     assert start >= 0
     assert Grammar.from_gbnf(lazy.gbnf).matches(sample.output[start:])
-    forced = get_format(sample.format, **{**sample.options, "tool_choice": "required"}).grammar()
+    # A forced call means the output is the call(s); content first (llama.cpp's meaning) needs the opt-in.
+    first = message.content is not None
+    options = {**sample.options, "tool_choice": "required"}
+    forced = get_format(sample.format, **options, content_before_forced_calls=first).grammar()
     assert Grammar.from_gbnf(forced.gbnf).matches(sample.output)
+    if first:
+        strict = get_format(sample.format, **options).grammar()
+        assert not Grammar.from_gbnf(strict.gbnf).matches(sample.output)
 
 
 def test_every_west_label_has_corpus_coverage() -> None:

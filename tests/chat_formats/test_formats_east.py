@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatMessage, get_format
+from chat_formats.builder import JSON_WS_MAX
 from chat_formats.formats import WITHOUT_CALLS
 from gbnf_backend import Grammar
 from gbnf_backend.vocab import Vocabulary
@@ -580,3 +581,22 @@ def test_tool_without_declared_properties_takes_any_arguments_as_strings(fmt: st
     message = chat.parse(out)
     assert json.loads(message.tool_calls[0].function.arguments) == {"count": "42", "q": "a b"}
     assert message.warnings == [] and Grammar.from_gbnf(chat.grammar().gbnf).matches(out)
+
+
+#: Call arrays with ``~`` where the format allows JSON whitespace between the array's tokens.
+EAST_ARRAYS = {
+    "hunyuan-a13b": '<tool_calls>[~{"name": "ping", "arguments": {}},~{"name": "ping_all", "arguments": {"n": 2}}~]'
+    "</tool_calls>",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(EAST_ARRAYS))
+@pytest.mark.parametrize("width", [0, 1, 4, JSON_WS_MAX, JSON_WS_MAX + 1])
+def test_json_whitespace_around_the_calls_is_bounded_alike_in_parser_and_grammar(fmt: str, width: int) -> None:
+    # README: the JSON around the arguments allows [ \t\n]{0,24}; a longer run is not a call, in both.
+    output = EAST_ARRAYS[fmt].replace("~", (" \n\t" * width)[:width])
+    chat = get_format(fmt, tools=TOOLS, tool_choice="required")
+    message = chat.parse(output)
+    fits = width <= JSON_WS_MAX
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(output) is fits
+    assert (len(message.tool_calls), message.warnings == []) == ((2, True) if fits else (0, False))

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatFormat, ChatMessage, get_format
-from chat_formats.builder import parse_tools
+from chat_formats.builder import JSON_WS_MAX, parse_tools
 from chat_formats.formats import BUILDERS
 from chat_formats.formats._layout import FormatOptions
 from chat_formats.formats.gemma import gemma_to_json
@@ -528,3 +528,24 @@ def test_without_content_before_forced_calls_a_forced_call_comes_first(fmt: str)
     calls_only = next(c for c in SOUTH[fmt] if c.calls and not c.content and c.options == case.options)
     assert Grammar.from_gbnf(strict.grammar().gbnf).matches(calls_only.output)
     assert _summary(strict.parse(calls_only.output))[2] == [(n, a) for n, a, *_ in calls_only.calls]
+
+
+#: Call arrays with ``~`` where the format allows JSON whitespace between the array's tokens.
+SOUTH_ARRAYS = {
+    "cohere-command-4": '<|START_ACTION|>[~{~"tool_call_id":~"0",~"tool_name":~"ping",~"parameters":~{}~},'
+    '~{"tool_name": "ping", "parameters": {}}~]<|END_ACTION|>',
+    "command-r-plus": 'Action:\n```json\n[~{"tool_name": "ping", "parameters": {}},'
+    '~{"tool_name": "ping", "parameters": {}}~]\n```',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SOUTH_ARRAYS))
+@pytest.mark.parametrize("width", [0, 1, 4, JSON_WS_MAX, JSON_WS_MAX + 1])
+def test_json_whitespace_around_the_calls_is_bounded_alike_in_parser_and_grammar(fmt: str, width: int) -> None:
+    # README: the JSON around the arguments allows [ \t\n]{0,24}; a longer run is not a call, in both.
+    output = SOUTH_ARRAYS[fmt].replace("~", (" \n\t" * width)[:width])
+    chat = get_format(fmt, tools=SOUTH_TOOLS, tool_choice="required")
+    message = chat.parse(output)
+    fits = width <= JSON_WS_MAX
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(output) is fits
+    assert (len(message.tool_calls), message.warnings == []) == ((2, True) if fits else (0, False))

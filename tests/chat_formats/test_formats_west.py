@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatFormat, ChatMessage, get_format
+from chat_formats.builder import JSON_WS_MAX
 from gbnf_backend import Grammar
 from gbnf_backend.vocab import Vocabulary
 from tests.chat_formats import test_roundtrip as roundtrip
@@ -605,3 +606,21 @@ def test_a_call_to_an_unknown_tool_is_returned_as_content_naming_it(name: str, o
     assert message.tool_calls == []
     assert message.content is not None and "rm" in message.content
     assert any("unknown tool 'rm'" in w for w in message.warnings), message.warnings
+
+
+#: Call arrays with ``~`` where the format allows JSON whitespace between the array's tokens.
+WEST_ARRAYS = {
+    "xlam": '[TOOL_CALLS][~{"name": "ping", "arguments": {}},~{"name": "ping_all", "arguments": {"n": 2}}~]',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(WEST_ARRAYS))
+@pytest.mark.parametrize("width", [0, 1, 4, JSON_WS_MAX, JSON_WS_MAX + 1])
+def test_json_whitespace_around_the_calls_is_bounded_alike_in_parser_and_grammar(fmt: str, width: int) -> None:
+    # README: the JSON around the arguments allows [ \t\n]{0,24}; a longer run is not a call, in both.
+    output = WEST_ARRAYS[fmt].replace("~", (" \n\t" * width)[:width])
+    chat = get_format(fmt, tools=TOOLS, tool_choice="required")
+    message = chat.parse(output)
+    fits = width <= JSON_WS_MAX
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(output) is fits
+    assert (len(message.tool_calls), message.warnings == []) == ((2, True) if fits else (0, False))

@@ -25,8 +25,7 @@ from chat_formats.formats.gemma import gemma_to_json
 from gbnf_backend import Grammar
 from tests.chat_formats.corpus import JUDGED, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
-from tests.chat_formats.test_grammar import trigger_start
-from tests.chat_formats.test_stream_laws import _check
+from tests.chat_formats.support import check_stream, trigger_start
 
 CONFIGURE = {
     "type": "function",
@@ -365,7 +364,7 @@ def test_own_outputs_parse_to_their_message(fmt: str, case: Case) -> None:
 
 @pytest.mark.parametrize(("fmt", "case"), CASES, ids=_ids)
 def test_char_by_char_stream_equals_the_final_parse(fmt: str, case: Case) -> None:
-    _check(get_format(fmt, tools=SOUTH_TOOLS, **case.options), case.output, list(case.output))
+    check_stream(get_format(fmt, tools=SOUTH_TOOLS, **case.options), case.output, list(case.output))
 
 
 @pytest.mark.parametrize(("fmt", "case"), CALL_CASES, ids=_ids)
@@ -484,7 +483,7 @@ def test_gemma_call_with_any_values_parses_streams_and_fits_the_grammar(args: di
     out = "<|tool_call>call:anything" + _render(args, '<|"|>') + "<tool_call|>"
     message = fmt.parse(out)
     assert [(c.function.name, json.loads(c.function.arguments)) for c in message.tool_calls] == [("anything", args)]
-    _check(fmt, out, list(out))
+    check_stream(fmt, out, list(out))
     assert Grammar.from_gbnf(fmt.grammar().gbnf).matches(out)
 
 

@@ -19,10 +19,10 @@ from chat_formats import ChatFormat, ChatMessage, get_format
 from chat_formats.builder import JSON_WS_MAX
 from gbnf_backend import Grammar
 from gbnf_backend.vocab import Vocabulary
-from tests.chat_formats import test_roundtrip as roundtrip
 from tests.chat_formats.corpus import JUDGED, Sample, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
-from tests.chat_formats.test_grammar import trigger_start
+from tests.chat_formats.support import CLOSERS as ROUND_TRIP_CLOSERS
+from tests.chat_formats.support import SEEDS, sample, structural_bias, trigger_start
 
 WEATHER = {"city": "Paris", "unit": "c"}
 ADD = {"a": 5, "b": 2.5, "exact": True}
@@ -528,7 +528,7 @@ def test_every_west_label_has_corpus_coverage() -> None:
 
 
 # --- round trip: what the grammar lets a model write over the tekken vocabulary parses into valid calls ----------
-# Text before the trigger and the trigger text, as ``test_roundtrip.SETUPS`` has them for the older formats.
+# Text before the trigger and the trigger text, as the round trip of the older formats has them.
 ROUND_TRIP = {
     "step-3.5": ("<think>{free}\n</think>\n", "<tool_call>"),
     "nemotron-3": ("<think>{free}</think>\n", "<tool_call>"),
@@ -552,34 +552,28 @@ def tekken() -> Vocabulary:
 
 
 @pytest.fixture(scope="module")
-def structural_bias(tekken: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """Random logits tilted towards tokens with markup characters and away from blank or long tokens, so that a
-    sample reaches its closing markers within the step budget."""
-    out = np.zeros(tekken.size)
-    for i, piece in enumerate(tekken.token_bytes):
-        if any(c in piece for c in (b'"', b"}", b"]", b">", b"|", b")")):
-            out[i] = 6.0
-        if piece.strip() == b"":
-            out[i] = -6.0
-        elif len(piece) > 6:
-            out[i] -= 2.0
-    return out
+def markup_bias(tekken: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """Random logits tilted towards tokens with markup characters (``)`` too, for pythonic calls) and away from
+    blank or long tokens, so that a sample reaches its closing markers within the step budget."""
+    return structural_bias(tekken, b'"}]>|)')
+
+
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 
 
 @pytest.mark.parametrize("name", sorted(ROUND_TRIP))
 def test_grammar_samples_over_tekken_parse_into_valid_calls(
-    name: str, tekken: Vocabulary, structural_bias: np.ndarray[Any, Any], monkeypatch: pytest.MonkeyPatch
+    name: str, tekken: Vocabulary, markup_bias: np.ndarray[Any, Any]
 ) -> None:
-    monkeypatch.setitem(roundtrip.SETUPS, name, ROUND_TRIP[name])
-    monkeypatch.setattr(roundtrip, "CLOSERS", (*roundtrip.CLOSERS, "]]>"))  # MiniCPM 5's CDATA closer
     fmt = get_format(name, tools=TOOLS)
-    for seed in roundtrip.SEEDS[:2]:
-        output = roundtrip.sample(fmt, tekken, structural_bias, seed)
+    for seed in SEEDS[:2]:
+        # "]]>": MiniCPM 5's CDATA closer
+        output = sample(fmt, tekken, markup_bias, seed, ROUND_TRIP[name], (*ROUND_TRIP_CLOSERS, "]]>"))
         streamed, message = _streamed(fmt, [output[i : i + 5] for i in range(0, len(output), 5)])
         assert message.warnings == [], (output, message.warnings)
         assert message.tool_calls, output
         for call in message.tool_calls:
-            jsonschema.validate(call.function.parsed_arguments(), roundtrip.SCHEMAS[call.function.name])
+            jsonschema.validate(call.function.parsed_arguments(), SCHEMAS[call.function.name])
         assert streamed.tool_calls == message.tool_calls
 
 

@@ -35,7 +35,6 @@ from peg import (
     optional,
     rule,
     schema,
-    space,
     trigger_rule,
     until_one_of,
     zero_or_more,
@@ -47,7 +46,9 @@ from ..builder import (
     block,
     content,
     gap,
+    json_seq,
     json_tool_call,
+    json_ws,
     reasoning,
     tool,
     tool_args,
@@ -73,10 +74,11 @@ R_PLUS_PRESERVED = (CHATBOT, END_TURN)
 def _command4_call(spec: ToolSpec) -> Parser:
     """``{"tool_call_id": "…", "tool_name": N, "parameters": {…}}`` (the id member optional, not kept)."""
     quoted = json.dumps(spec.name, ensure_ascii=False)[1:-1]
-    ident = literal('"tool_call_id"') << ":" << json_string() << ","
-    name = literal('"tool_name"') << ":" << literal('"') + tool_name(quoted, '"')
-    args = literal('"parameters"') << ":" << tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters)))
-    return rule(spec.rule, tool(literal("{") << optional(ident) << name << "," << args << "}"))
+    # JSON whitespace between the tokens is bounded (json_seq), as in every format's call objects.
+    ident = json_seq('"tool_call_id"', ":", json_string(), ",")
+    name = json_seq('"tool_name"', ":", literal('"') + tool_name(quoted, '"'))
+    args = json_seq('"parameters"', ":", tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters))))
+    return rule(spec.rule, tool(json_seq("{", optional(ident), name, ",", args, "}")))
 
 
 def _command4_thinking(options: FormatOptions) -> Parser | None:
@@ -120,8 +122,8 @@ def _action_calls(
 ) -> Parser:
     """``opener[call, …]closer`` as :func:`~chat_formats.formats._layout.array_calls` builds it, with the
     end-of-turn token the model writes next inside the trigger rule (a lazy grammar ends with the rule)."""
-    items = call + zero_or_more(space() + "," << call) if options.parallel_tool_calls else call
-    body = choice(*openers) << "[" << items << "]"
+    items = call + zero_or_more(json_ws() + json_seq(",", call)) if options.parallel_tool_calls else call
+    body = json_seq(choice(*openers), "[", items, "]")
     body = body + optional(gap() + closer)
     if end_turn:
         body = body + optional(gap() + END_TURN)

@@ -26,7 +26,7 @@ Both blocks are optional, the answer's closer may be missing, and the framing ne
 
 from __future__ import annotations
 
-from peg import Parser, end, literal, optional, space, trigger_rule, until_one_of, zero_or_more
+from peg import Parser, end, literal, optional, trigger_rule, until_one_of, zero_or_more
 
 from ..builder import (
     ToolSpec,
@@ -34,7 +34,9 @@ from ..builder import (
     block,
     content,
     gap,
+    json_seq,
     json_tool_call,
+    json_ws,
     reasoning,
     tool_choice_of,
 )
@@ -92,9 +94,9 @@ def _a13b_reasoning(options: FormatOptions) -> Parser:
 
 def _a13b_calls(options: FormatOptions, answer_close: Parser) -> Parser:
     call = tool_choice_of(options.active_tools, json_tool_call)
-    items = call + zero_or_more(space() + "," << call) if options.parallel_tool_calls else call
+    items = call + zero_or_more(json_ws() + json_seq(",", call)) if options.parallel_tool_calls else call
     # The answer's closer belongs to the trigger rule: a lazy grammar must still accept it after the calls.
-    section = (literal(SECTION_OPEN) << "[" << items << "]") + optional(gap() + SECTION_CLOSE) + answer_close
+    section = json_seq(SECTION_OPEN, "[", items, "]") + optional(gap() + SECTION_CLOSE) + answer_close
     calls = trigger_rule("tool-calls", section)
     return calls if options.calls_forced else optional(calls)
 

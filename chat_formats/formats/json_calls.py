@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from peg import Parser, choice, optional, space, trigger_rule, zero_or_more
+from peg import Parser, choice, optional, trigger_rule, zero_or_more
 
-from ..builder import ToolSpec, gap, json_tool_call, tool_choice_of
+from ..builder import ToolSpec, gap, json_seq, json_tool_call, json_ws, tool_choice_of
 from ._layout import (
     JSON_NAME_PATTERN,
     FormatDefinition,
@@ -62,9 +62,10 @@ XLAM_STARTS = (*FENCES, TOOL_CALLS_TAG, TOOL_CALL_OPEN, *BARE)
 
 
 def _array(call: Parser, parallel: bool) -> Parser:
-    """``[call, call, …]`` with JSON whitespace free (one element only without parallel calls)."""
-    items = call + zero_or_more(space() + "," << call) if parallel else call
-    return "[" << items << "]"
+    """``[call, call, …]`` with bounded JSON whitespace (:func:`json_ws`; one element only without parallel
+    calls)."""
+    items = call + zero_or_more(json_ws() + json_seq(",", call)) if parallel else call
+    return json_seq("[", items, "]")
 
 
 def build_xlam(options: FormatOptions) -> FormatDefinition:

@@ -13,15 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatMessage, get_format
+from chat_formats.builder import JSON_WS_MAX
 from chat_formats.formats import WITHOUT_CALLS
 from gbnf_backend import Grammar
 from gbnf_backend.vocab import Vocabulary
-from tests.chat_formats import test_roundtrip
 from tests.chat_formats.corpus import JUDGED, Sample, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
-from tests.chat_formats.test_grammar import trigger_start
-from tests.chat_formats.test_roundtrip import bias, vocab  # noqa: F401  (fixtures of the round trip)
-from tests.chat_formats.test_stream_laws import _EDIT, _check, _chunks
+from tests.chat_formats.support import CLOSERS as ROUND_TRIP_CLOSERS
+from tests.chat_formats.support import EDITS, check_stream, chunks, sample, structural_bias, trigger_start
 
 J = '{"city": "Paris", "unit": "c"}'
 FORCED = {"thinking_forced_open": True}
@@ -482,18 +481,21 @@ CLOSERS = (
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 
 
+@pytest.fixture(scope="module")
+def vocab() -> Vocabulary:
+    return Vocabulary.from_tekken()
+
+
+@pytest.fixture(scope="module")
+def bias(vocab: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
+    return structural_bias(vocab)
+
+
 @pytest.mark.parametrize("name", sorted(SETUPS))
-def test_grammar_samples_parse_into_valid_calls(
-    name: str,
-    vocab: Vocabulary,  # noqa: F811  (the round trip's fixture)
-    bias: np.ndarray[Any, Any],  # noqa: F811
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setitem(test_roundtrip.SETUPS, name, SETUPS[name])
-    monkeypatch.setattr(test_roundtrip, "CLOSERS", test_roundtrip.CLOSERS + CLOSERS)
+def test_grammar_samples_parse_into_valid_calls(name: str, vocab: Vocabulary, bias: np.ndarray[Any, Any]) -> None:
     fmt = get_format(name, tools=TOOLS)
     for seed in (0, 1):
-        output = test_roundtrip.sample(fmt, vocab, bias, seed)
+        output = sample(fmt, vocab, bias, seed, SETUPS[name], (*ROUND_TRIP_CLOSERS, *CLOSERS))
         message = fmt.parse(output)
         assert message.warnings == [], (output, message.warnings)
         assert message.tool_calls, output
@@ -534,14 +536,14 @@ def test_damaged_outputs_stream_to_their_final_parse(name: str, data: st.DataObj
     (deltas, chunk rules and the OpenAI accumulator included)."""
     case = data.draw(st.sampled_from(EAST[name]))
     text = case.output
-    for where, how, junk in data.draw(st.lists(_EDIT, min_size=1, max_size=3)):
+    for where, how, junk in data.draw(st.lists(EDITS, min_size=1, max_size=3)):
         k = where % (len(text) + 1)
         if how == "insert":
             text = text[:k] + junk + text[k:]
         else:
             text = text[:k] + text[k + 1 :] if how == "delete" else text[:k]
     cuts = data.draw(st.lists(st.integers(min_value=0, max_value=10_000), max_size=8))
-    _check(get_format(name, tools=TOOLS, **case.options), text, _chunks(text, cuts) if cuts else list(text))
+    check_stream(get_format(name, tools=TOOLS, **case.options), text, chunks(text, cuts) if cuts else list(text))
 
 
 CORPUS = [s for s in load_samples() if s.format in EAST and s.id not in JUDGED]
@@ -580,3 +582,22 @@ def test_tool_without_declared_properties_takes_any_arguments_as_strings(fmt: st
     message = chat.parse(out)
     assert json.loads(message.tool_calls[0].function.arguments) == {"count": "42", "q": "a b"}
     assert message.warnings == [] and Grammar.from_gbnf(chat.grammar().gbnf).matches(out)
+
+
+#: Call arrays with ``~`` where the format allows JSON whitespace between the array's tokens.
+EAST_ARRAYS = {
+    "hunyuan-a13b": '<tool_calls>[~{"name": "ping", "arguments": {}},~{"name": "ping_all", "arguments": {"n": 2}}~]'
+    "</tool_calls>",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(EAST_ARRAYS))
+@pytest.mark.parametrize("width", [0, 1, 4, JSON_WS_MAX, JSON_WS_MAX + 1])
+def test_json_whitespace_around_the_calls_is_bounded_alike_in_parser_and_grammar(fmt: str, width: int) -> None:
+    # README: the JSON around the arguments allows [ \t\n]{0,24}; a longer run is not a call, in both.
+    output = EAST_ARRAYS[fmt].replace("~", (" \n\t" * width)[:width])
+    chat = get_format(fmt, tools=TOOLS, tool_choice="required")
+    message = chat.parse(output)
+    fits = width <= JSON_WS_MAX
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(output) is fits
+    assert (len(message.tool_calls), message.warnings == []) == ((2, True) if fits else (0, False))

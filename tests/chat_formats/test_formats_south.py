@@ -18,15 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatFormat, ChatMessage, get_format
-from chat_formats.builder import parse_tools
+from chat_formats.builder import JSON_WS_MAX, parse_tools
 from chat_formats.formats import BUILDERS
 from chat_formats.formats._layout import FormatOptions
 from chat_formats.formats.gemma import gemma_to_json
 from gbnf_backend import Grammar
 from tests.chat_formats.corpus import JUDGED, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
-from tests.chat_formats.test_grammar import trigger_start
-from tests.chat_formats.test_stream_laws import _check
+from tests.chat_formats.support import check_stream, trigger_start
 
 CONFIGURE = {
     "type": "function",
@@ -365,7 +364,7 @@ def test_own_outputs_parse_to_their_message(fmt: str, case: Case) -> None:
 
 @pytest.mark.parametrize(("fmt", "case"), CASES, ids=_ids)
 def test_char_by_char_stream_equals_the_final_parse(fmt: str, case: Case) -> None:
-    _check(get_format(fmt, tools=SOUTH_TOOLS, **case.options), case.output, list(case.output))
+    check_stream(get_format(fmt, tools=SOUTH_TOOLS, **case.options), case.output, list(case.output))
 
 
 @pytest.mark.parametrize(("fmt", "case"), CALL_CASES, ids=_ids)
@@ -375,8 +374,16 @@ def test_grammar_accepts_the_calls_the_parser_reads(fmt: str, case: Case) -> Non
     start = trigger_start(lazy, case.output)
     assert start >= 0, "no trigger fires on an output with calls"
     assert Grammar.from_gbnf(lazy.gbnf).matches(case.output[start:])
-    required = get_format(fmt, tools=SOUTH_TOOLS, tool_choice="required", **case.options).grammar()
-    assert Grammar.from_gbnf(required.gbnf).matches(case.output)
+    # A forced call means the output is the call(s) (OpenAI's meaning); content first needs the opt-in.
+    first = bool(case.content)
+    forced = {"tools": SOUTH_TOOLS, "tool_choice": "required", **case.options}
+    required = get_format(fmt, **forced, content_before_forced_calls=first).grammar()
+    assert not required.lazy and Grammar.from_gbnf(required.gbnf).matches(case.output)
+    if first:
+        strict = get_format(fmt, **forced)
+        assert not Grammar.from_gbnf(strict.grammar().gbnf).matches(case.output)
+        refused = strict.parse(case.output)  # returned as content with a warning, never dropped
+        assert refused.tool_calls == [] and refused.warnings
 
 
 @pytest.mark.parametrize(("fmt", "case"), TEXT_CASES, ids=_ids)
@@ -476,7 +483,7 @@ def test_gemma_call_with_any_values_parses_streams_and_fits_the_grammar(args: di
     out = "<|tool_call>call:anything" + _render(args, '<|"|>') + "<tool_call|>"
     message = fmt.parse(out)
     assert [(c.function.name, json.loads(c.function.arguments)) for c in message.tool_calls] == [("anything", args)]
-    _check(fmt, out, list(out))
+    check_stream(fmt, out, list(out))
     assert Grammar.from_gbnf(fmt.grammar().gbnf).matches(out)
 
 
@@ -520,3 +527,24 @@ def test_without_content_before_forced_calls_a_forced_call_comes_first(fmt: str)
     calls_only = next(c for c in SOUTH[fmt] if c.calls and not c.content and c.options == case.options)
     assert Grammar.from_gbnf(strict.grammar().gbnf).matches(calls_only.output)
     assert _summary(strict.parse(calls_only.output))[2] == [(n, a) for n, a, *_ in calls_only.calls]
+
+
+#: Call arrays with ``~`` where the format allows JSON whitespace between the array's tokens.
+SOUTH_ARRAYS = {
+    "cohere-command-4": '<|START_ACTION|>[~{~"tool_call_id":~"0",~"tool_name":~"ping",~"parameters":~{}~},'
+    '~{"tool_name": "ping", "parameters": {}}~]<|END_ACTION|>',
+    "command-r-plus": 'Action:\n```json\n[~{"tool_name": "ping", "parameters": {}},'
+    '~{"tool_name": "ping", "parameters": {}}~]\n```',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SOUTH_ARRAYS))
+@pytest.mark.parametrize("width", [0, 1, 4, JSON_WS_MAX, JSON_WS_MAX + 1])
+def test_json_whitespace_around_the_calls_is_bounded_alike_in_parser_and_grammar(fmt: str, width: int) -> None:
+    # README: the JSON around the arguments allows [ \t\n]{0,24}; a longer run is not a call, in both.
+    output = SOUTH_ARRAYS[fmt].replace("~", (" \n\t" * width)[:width])
+    chat = get_format(fmt, tools=SOUTH_TOOLS, tool_choice="required")
+    message = chat.parse(output)
+    fits = width <= JSON_WS_MAX
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(output) is fits
+    assert (len(message.tool_calls), message.warnings == []) == ((2, True) if fits else (0, False))

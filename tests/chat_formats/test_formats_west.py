@@ -16,12 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatFormat, ChatMessage, get_format
+from chat_formats.builder import JSON_WS_MAX
 from gbnf_backend import Grammar
 from gbnf_backend.vocab import Vocabulary
-from tests.chat_formats import test_roundtrip as roundtrip
 from tests.chat_formats.corpus import JUDGED, Sample, load_samples
 from tests.chat_formats.samples import CODE, TOOLS, Case
-from tests.chat_formats.test_grammar import trigger_start
+from tests.chat_formats.support import CLOSERS as ROUND_TRIP_CLOSERS
+from tests.chat_formats.support import SEEDS, sample, structural_bias, trigger_start
 
 WEATHER = {"city": "Paris", "unit": "c"}
 ADD = {"a": 5, "b": 2.5, "exact": True}
@@ -93,7 +94,7 @@ WEST: dict[str, list[Case]] = {
         Case(
             "I'm\nthinking\n</think>\n" + _q3c("ping_all", n="7") + "\n",
             reasoning="I'm\nthinking\n",
-            content="\n",
+            # blank content next to calls is None (README: "Blank content is null")
             calls=[("ping_all", {"n": 7})],
             options=FORCED,
         ),
@@ -107,7 +108,7 @@ WEST: dict[str, list[Case]] = {
         Case(  # only </think> ends the reasoning: the quoted call stays reasoning
             "Plan: <tool_call>ping</tool_call> first</think>\n" + _glm("get_weather", city="Paris", unit="c"),
             reasoning="Plan: <tool_call>ping</tool_call> first",
-            content="\n",
+            # blank content next to calls is None (README: "Blank content is null")
             calls=[("get_weather", WEATHER)],
             options=FORCED,
         ),
@@ -147,7 +148,7 @@ WEST: dict[str, list[Case]] = {
         Case(
             "ok\n</think>\n" + _minicpm("ping"),
             reasoning="ok\n",
-            content="\n",
+            # blank content next to calls is None (README: "Blank content is null")
             calls=[("ping", {})],
             options=FORCED,
         ),
@@ -183,7 +184,7 @@ WEST: dict[str, list[Case]] = {
         Case(
             "Let me think about " + _hermes("ping", {}) + " hmm\n</think>\n\n" + _hermes("ping_all", {"n": 2}),
             reasoning="Let me think about " + _hermes("ping", {}) + " hmm\n",
-            content="\n\n",
+            # blank content next to calls is None
             calls=[("ping_all", {"n": 2})],
             options=FORCED,
         ),
@@ -346,9 +347,15 @@ def test_lazy_grammar_accepts_the_output_from_its_trigger(name: str, case: Case)
 
 @pytest.mark.parametrize(("name", "case"), CALL_CASES, ids=CALL_IDS)
 def test_required_grammar_accepts_the_whole_output(name: str, case: Case) -> None:
-    g = _fmt(name, case, tool_choice="required").grammar()
+    # A forced call means the output is the call(s) (OpenAI's meaning); content first needs the opt-in.
+    g = _fmt(name, case, tool_choice="required", content_before_forced_calls=bool(case.content)).grammar()
     assert not g.lazy
     assert Grammar.from_gbnf(g.gbnf).matches(case.output)
+    if case.content:
+        strict = _fmt(name, case, tool_choice="required")
+        assert not Grammar.from_gbnf(strict.grammar().gbnf).matches(case.output)
+        refused = strict.parse(case.output)  # returned as content with a warning, never dropped
+        assert refused.tool_calls == [] and refused.warnings and case.content in (refused.content or "")
 
 
 @pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
@@ -367,12 +374,17 @@ SINGLE = [(fmt, case) for fmt, case in CALL_CASES if len(case.calls) == 1]
 def test_named_tool_choice_allows_only_that_tool(name: str, case: Case) -> None:
     tool = case.calls[0][0]
     other = next(t["function"]["name"] for t in TOOLS if t["function"]["name"] != tool)
-    named = _fmt(name, case, tool_choice=tool, parallel_tool_calls=False)
+    first = {"content_before_forced_calls": bool(case.content)}  # content before a forced call: the opt-in
+    named = _fmt(name, case, tool_choice=tool, parallel_tool_calls=False, **first)
     assert [c.function.name for c in named.parse(case.output).tool_calls] == [tool]
     assert not named.grammar().lazy
     assert Grammar.from_gbnf(named.grammar().gbnf).matches(case.output)
-    wrong = _fmt(name, case, tool_choice=other, parallel_tool_calls=False).grammar()
+    wrong = _fmt(name, case, tool_choice=other, parallel_tool_calls=False, **first).grammar()
     assert not Grammar.from_gbnf(wrong.gbnf).matches(case.output)
+    if case.content:  # without the opt-in the named call must come first
+        strict = _fmt(name, case, tool_choice=tool, parallel_tool_calls=False)
+        assert strict.parse(case.output).tool_calls == []
+        assert not Grammar.from_gbnf(strict.grammar().gbnf).matches(case.output)
 
 
 @pytest.mark.parametrize(
@@ -412,8 +424,11 @@ def test_nemotron3_reasoning_ends_only_at_the_closer_and_keeps_its_newlines() ->
     fmt = get_format("nemotron-3", tools=TOOLS, thinking_forced_open=True)
     quoted = "Let's call: " + _q3c("ping") + "\n</think>\n" + _q3c("ping_all", n="1") + "\n"
     message = fmt.parse(quoted)
-    assert (message.reasoning_content, message.content) == ("Let's call: " + _q3c("ping") + "\n", "\n")
+    # the newline after the closer is blank content next to a call: None
+    assert (message.reasoning_content, message.content) == ("Let's call: " + _q3c("ping") + "\n", None)
     assert [c.function.name for c in message.tool_calls] == ["ping_all"]
+    kept = get_format("nemotron-3", tools=TOOLS, thinking_forced_open=True, keep_blank_content=True).parse(quoted)
+    assert kept.content == "\n"
 
 
 def test_aliases_name_their_base_format() -> None:
@@ -495,8 +510,14 @@ def test_grammar_accepts_the_corpus_outputs_the_parser_reads_cleanly(sample: Sam
     start = trigger_start(lazy, sample.output)
     assert start >= 0
     assert Grammar.from_gbnf(lazy.gbnf).matches(sample.output[start:])
-    forced = get_format(sample.format, **{**sample.options, "tool_choice": "required"}).grammar()
+    # A forced call means the output is the call(s); content first (llama.cpp's meaning) needs the opt-in.
+    first = message.content is not None
+    options = {**sample.options, "tool_choice": "required"}
+    forced = get_format(sample.format, **options, content_before_forced_calls=first).grammar()
     assert Grammar.from_gbnf(forced.gbnf).matches(sample.output)
+    if first:
+        strict = get_format(sample.format, **options).grammar()
+        assert not Grammar.from_gbnf(strict.gbnf).matches(sample.output)
 
 
 def test_every_west_label_has_corpus_coverage() -> None:
@@ -507,7 +528,7 @@ def test_every_west_label_has_corpus_coverage() -> None:
 
 
 # --- round trip: what the grammar lets a model write over the tekken vocabulary parses into valid calls ----------
-# Text before the trigger and the trigger text, as ``test_roundtrip.SETUPS`` has them for the older formats.
+# Text before the trigger and the trigger text, as the round trip of the older formats has them.
 ROUND_TRIP = {
     "step-3.5": ("<think>{free}\n</think>\n", "<tool_call>"),
     "nemotron-3": ("<think>{free}</think>\n", "<tool_call>"),
@@ -531,34 +552,28 @@ def tekken() -> Vocabulary:
 
 
 @pytest.fixture(scope="module")
-def structural_bias(tekken: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """Random logits tilted towards tokens with markup characters and away from blank or long tokens, so that a
-    sample reaches its closing markers within the step budget."""
-    out = np.zeros(tekken.size)
-    for i, piece in enumerate(tekken.token_bytes):
-        if any(c in piece for c in (b'"', b"}", b"]", b">", b"|", b")")):
-            out[i] = 6.0
-        if piece.strip() == b"":
-            out[i] = -6.0
-        elif len(piece) > 6:
-            out[i] -= 2.0
-    return out
+def markup_bias(tekken: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """Random logits tilted towards tokens with markup characters (``)`` too, for pythonic calls) and away from
+    blank or long tokens, so that a sample reaches its closing markers within the step budget."""
+    return structural_bias(tekken, b'"}]>|)')
+
+
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 
 
 @pytest.mark.parametrize("name", sorted(ROUND_TRIP))
 def test_grammar_samples_over_tekken_parse_into_valid_calls(
-    name: str, tekken: Vocabulary, structural_bias: np.ndarray[Any, Any], monkeypatch: pytest.MonkeyPatch
+    name: str, tekken: Vocabulary, markup_bias: np.ndarray[Any, Any]
 ) -> None:
-    monkeypatch.setitem(roundtrip.SETUPS, name, ROUND_TRIP[name])
-    monkeypatch.setattr(roundtrip, "CLOSERS", (*roundtrip.CLOSERS, "]]>"))  # MiniCPM 5's CDATA closer
     fmt = get_format(name, tools=TOOLS)
-    for seed in roundtrip.SEEDS[:2]:
-        output = roundtrip.sample(fmt, tekken, structural_bias, seed)
+    for seed in SEEDS[:2]:
+        # "]]>": MiniCPM 5's CDATA closer
+        output = sample(fmt, tekken, markup_bias, seed, ROUND_TRIP[name], (*ROUND_TRIP_CLOSERS, "]]>"))
         streamed, message = _streamed(fmt, [output[i : i + 5] for i in range(0, len(output), 5)])
         assert message.warnings == [], (output, message.warnings)
         assert message.tool_calls, output
         for call in message.tool_calls:
-            jsonschema.validate(call.function.parsed_arguments(), roundtrip.SCHEMAS[call.function.name])
+            jsonschema.validate(call.function.parsed_arguments(), SCHEMAS[call.function.name])
         assert streamed.tool_calls == message.tool_calls
 
 
@@ -585,3 +600,21 @@ def test_a_call_to_an_unknown_tool_is_returned_as_content_naming_it(name: str, o
     assert message.tool_calls == []
     assert message.content is not None and "rm" in message.content
     assert any("unknown tool 'rm'" in w for w in message.warnings), message.warnings
+
+
+#: Call arrays with ``~`` where the format allows JSON whitespace between the array's tokens.
+WEST_ARRAYS = {
+    "xlam": '[TOOL_CALLS][~{"name": "ping", "arguments": {}},~{"name": "ping_all", "arguments": {"n": 2}}~]',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(WEST_ARRAYS))
+@pytest.mark.parametrize("width", [0, 1, 4, JSON_WS_MAX, JSON_WS_MAX + 1])
+def test_json_whitespace_around_the_calls_is_bounded_alike_in_parser_and_grammar(fmt: str, width: int) -> None:
+    # README: the JSON around the arguments allows [ \t\n]{0,24}; a longer run is not a call, in both.
+    output = WEST_ARRAYS[fmt].replace("~", (" \n\t" * width)[:width])
+    chat = get_format(fmt, tools=TOOLS, tool_choice="required")
+    message = chat.parse(output)
+    fits = width <= JSON_WS_MAX
+    assert Grammar.from_gbnf(chat.grammar().gbnf).matches(output) is fits
+    assert (len(message.tool_calls), message.warnings == []) == ((2, True) if fits else (0, False))

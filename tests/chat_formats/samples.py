@@ -430,6 +430,15 @@ SAMPLES: dict[str, list[Case]] = {
             content="Done.",
         ),
     ],
+    "mimo-v2": [
+        Case("Plain text, no call.", content="Plain text, no call."),
+        Case(
+            "<think>Two lookups.</think>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            "<parameter=unit>\nc\n</parameter>\n</function>\n<function=ping>\n</function>\n</tool_call>",
+            reasoning="Two lookups.",
+            calls=[("get_weather", {"city": "Paris", "unit": "c"}), ("ping", {})],
+        ),
+    ],
     "xiaomi-mimo": [
         Case("Plain <b>text</b>, no call.", content="Plain <b>text</b>, no call."),
         Case(

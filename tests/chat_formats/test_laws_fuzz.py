@@ -24,6 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chat_formats import ChatFormat, ChatMessage, available_formats, get_format
+from tests.chat_formats.cases_east import EAST
+from tests.chat_formats.cases_south import SOUTH, SOUTH_TOOLS
+from tests.chat_formats.cases_west import WEST
 from tests.chat_formats.corpus import load_samples
 from tests.chat_formats.samples import SAMPLES, TOOLS
 
@@ -31,8 +34,9 @@ EXAMPLES = int(os.environ.get("PEGCHAT_FUZZ_EXAMPLES", "15"))
 MARKERS = ("QZ1X", "QZ2X", "QZ3X")
 
 _OUTPUTS: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
-for _fmt, _cases in SAMPLES.items():
-    _OUTPUTS[_fmt] += [(c.output, {"tools": TOOLS, **c.options}) for c in _cases]
+for _table, _tools in ((SAMPLES, TOOLS), (EAST, TOOLS), (WEST, TOOLS), (SOUTH, SOUTH_TOOLS)):
+    for _fmt, _cases in _table.items():
+        _OUTPUTS[_fmt] += [(c.output, {"tools": _tools, **c.options}) for c in _cases]
 for _s in load_samples():
     _OUTPUTS[_s.format].append((_s.output, _s.options))
 

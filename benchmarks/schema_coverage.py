@@ -194,6 +194,8 @@ def run_bench(
                 "invalid_n": invalid_n,
             }
         results[category] = per
+        # Progress on stderr (a full run takes tens of minutes on a loaded machine).
+        print(report_bench({category: per}).split("\n")[2], file=sys.stderr, flush=True)
     return results
 
 

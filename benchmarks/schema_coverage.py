@@ -195,7 +195,8 @@ def run_bench(
             }
         results[category] = per
         # Progress on stderr (a full run takes tens of minutes on a loaded machine).
-        print(report_bench({category: per}).split("\n")[2], file=sys.stderr, flush=True)
+        rows = report_bench({category: per}).split("\n")[2 : 2 + len(per)]
+        print("\n".join(rows), file=sys.stderr, flush=True)
     return results
 
 

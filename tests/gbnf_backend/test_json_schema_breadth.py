@@ -318,3 +318,10 @@ def test_all_of_with_an_enum_keeps_exactly_the_values_jsonschema_accepts(schema:
     grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
     for value in schema["allOf"][0].get("enum", [schema["allOf"][0].get("const")]):
         assert grammar.matches(json.dumps(value)) == validator.is_valid(value), value
+
+
+def test_contains_with_unevaluated_items_never_accepts_an_array_without_a_match() -> None:
+    # Found by the fuzz campaign: unevaluatedItems dropped the contains constraint, so "[]" was accepted.
+    schema = {"allOf": [{"type": "array", "contains": {"type": "number"}}], "unevaluatedItems": False}
+    test_key_classes_agree_with_jsonschema(schema, exact=False)
+    assert not Grammar.from_gbnf(convert_json_schema(schema).to_gbnf()).matches("[]")

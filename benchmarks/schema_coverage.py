@@ -194,6 +194,9 @@ def run_bench(
                 "invalid_n": invalid_n,
             }
         results[category] = per
+        # Progress on stderr (a full run takes tens of minutes on a loaded machine).
+        rows = report_bench({category: per}).split("\n")[2 : 2 + len(per)]
+        print("\n".join(rows), file=sys.stderr, flush=True)
     return results
 
 

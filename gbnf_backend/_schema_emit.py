@@ -101,6 +101,11 @@ class Emitter:
         self._pending: list[tuple[str, list[Alt], Sub]] = []
         self._counter: dict[str, int] = {}
         self.key_tries: dict[tuple[str, ...], str] = {}
+        # Draft 6 and later count 1.0 as an integer; drafts 3 and 4 (declared by $schema) do not.
+        root = norm.root
+        declared = root.get("$schema") if isinstance(root, dict) else None
+        old_draft = isinstance(declared, str) and ("draft-04" in declared or "draft-03" in declared)
+        self.zero_fraction = "" if old_draft else _ZERO_FRACTION
 
     # -- rules -------------------------------------------------------------------------------------
 
@@ -200,6 +205,8 @@ class Emitter:
         elif what == "integer":
             # Draft 2020-12: a number with a zero fractional part is an integer, so 1.0 is one.
             body = f'"-"? ("0" | [1-9] [0-9]*) {_ZERO_FRACTION}'
+        elif what == "integer-d4":
+            body = '"-"? ("0" | [1-9] [0-9]*)'
         elif what == "value":
             body = (
                 f"{self.prim('object')} | {self.prim('array')} | {self.prim('string')} | "
@@ -314,14 +321,14 @@ class Emitter:
             except ValueError:
                 self.norm.weaken(f"{anchor.ptr}/multipleOf", f"multipleOf {modulus} needs too large an automaton")
             else:
-                return None if expr is None else f"{_group(expr)} {_ZERO_FRACTION}"
+                return None if expr is None else f"{_group(expr)} {self.zero_fraction}".rstrip()
         if integer:
             lo = None if alt.lo is None else _ceil_int(alt.lo)
             hi = None if alt.hi is None else _floor_int(alt.hi)
             if lo is None and hi is None:
-                return self.prim("integer")
+                return self.prim("integer" if self.zero_fraction else "integer-d4")
             expr = int_range_expr(lo, hi)
-            return None if expr is None else f"{_group(expr)} {_ZERO_FRACTION}"
+            return None if expr is None else f"{_group(expr)} {self.zero_fraction}".rstrip()
         if alt.lo is None and alt.hi is None:
             return self.prim("number")
 

@@ -285,7 +285,9 @@ class Normalizer:
                 alt.opaque,
             )
         if isinstance(alt, ArrAlt) and "unevaluatedItems" in s and not alt.items:
-            return ArrAlt(alt.prefix, (sub.child("unevaluatedItems"),), alt.min_items, alt.max_items)
+            # Items a "contains" matches are evaluated too; requiring the unevaluatedItems schema of every
+            # item is narrower in that case, never wider.
+            return ArrAlt(alt.prefix, (sub.child("unevaluatedItems"),), alt.min_items, alt.max_items, alt.contains)
         return alt
 
     def _types(self, sub: Sub) -> list[str]:

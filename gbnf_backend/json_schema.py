@@ -10,14 +10,29 @@ Conventions, all on the side of *narrowing* (a valid text may be refused; an inv
 * Listed properties appear in the order of ``properties``; additional ones (allowed unless
   ``additionalProperties`` forbids them, or ``forbid_additional_properties=True`` forbids them for objects
   that list properties) come after them. Duplicate keys are not detected (a grammar cannot).
-* Numbers follow the JSON grammar (no leading zeros). Integers are spelled without fraction or exponent;
-  bounded numbers without exponent.
+* Numbers follow the JSON grammar (no leading zeros). Integers also accept a zero fraction (``1.0``, an
+  integer in Draft 2020-12); bounded numbers accept exponent spellings ``d.ddd e±E`` whose whole cell
+  [d·10^E, (d+1)·10^E) lies in range, and the bounds' own spellings (``1e-06`` for ``minimum: 0.000001``).
 * Strings accept every JSON escape, ``\\u00e9`` and surrogate pairs included, and never raw control
   characters; ``minLength``/``maxLength``/``pattern`` count decoded characters. Lone surrogate escapes are
   refused. ``enum``/``const`` strings are accepted in their two canonical spellings (``json.dumps`` with
-  and without ``ensure_ascii``).
-* ``format`` values ``date, time, date-time, duration, uuid, email, hostname, ipv4, ipv6, uri`` are
-  enforced (see :mod:`._schema_formats` for the narrowings); other formats raise in strict mode.
+  and without ``ensure_ascii``). Huge counts (``maxLength: 131072``) are exact, in O(sqrt n) helper rules.
+* ``format`` values ``date, time, date-time, duration, uuid, email, hostname, ipv4, ipv6, uri,
+  uri-reference, uri-template, json-pointer, relative-json-pointer, idn-email, idn-hostname, iri,
+  iri-reference, regex`` are enforced (see :mod:`._schema_formats` for the narrowings); other formats raise in
+  strict mode and are dropped with a warning otherwise.
+* Exact: ``not`` where the complement has a form (types, bounds, counts, patterns, required and listed keys,
+  excluded values), ``if``/``then``/``else`` likewise, ``dependentRequired``/``dependentSchemas``/
+  ``dependencies``, ``contains``/``minContains``, ``propertyNames`` (pattern, enum, lengths),
+  ``patternProperties`` overlapping listed properties, several of them, with ``additionalProperties`` (one
+  key automaton; not yet when ``allOf`` merges patterns with another operand's ``additionalProperties``),
+  integer ``multipleOf`` with bounds, ``allOf`` with an ``enum`` member. ``oneOf`` branches that may
+  overlap are made exclusive by exact complements or ``const``/``enum`` discriminators (never wider);
+  ``unevaluatedProperties``/``unevaluatedItems`` apply per alternative (narrower when several ``anyOf``
+  branches hold, never wider).
+* Refused (strict) or dropped with a warning: ``uniqueItems``, ``maxContains``, ``$dynamicRef``,
+  non-integer ``multipleOf``, lookarounds/back-references/``\\p{..}`` in patterns, complements that
+  have no form (``not: {type: integer}``).
 
 Whitespace between tokens (after ``{ [ , :`` and before ``} ]``; never before the first or after the last
 token of the value) is the rule ``json--space-<mode>``:

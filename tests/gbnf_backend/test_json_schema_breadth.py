@@ -318,3 +318,19 @@ def test_all_of_with_an_enum_keeps_exactly_the_values_jsonschema_accepts(schema:
     grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
     for value in schema["allOf"][0].get("enum", [schema["allOf"][0].get("const")]):
         assert grammar.matches(json.dumps(value)) == validator.is_valid(value), value
+
+
+def test_contains_with_unevaluated_items_never_accepts_an_array_without_a_match() -> None:
+    # Found by the fuzz campaign: unevaluatedItems dropped the contains constraint, so "[]" was accepted.
+    schema = {"allOf": [{"type": "array", "contains": {"type": "number"}}], "unevaluatedItems": False}
+    test_key_classes_agree_with_jsonschema(schema, exact=False)
+    assert not Grammar.from_gbnf(convert_json_schema(schema).to_gbnf()).matches("[]")
+
+
+def test_draft_04_integers_have_no_fraction() -> None:
+    # Draft 4 (declared by $schema) does not count 12345.0 as an integer; Draft 6 and later do.
+    for extra in ({}, {"minimum": 3}, {"multipleOf": 5}):
+        schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer", **extra}
+        grammar = Grammar.from_gbnf(convert_json_schema(schema).to_gbnf())
+        assert grammar.matches("12345") and not grammar.matches("12345.0"), schema
+        assert not jsonschema.Draft4Validator(schema).is_valid(12345.0)

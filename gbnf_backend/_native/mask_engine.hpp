@@ -1,0 +1,157 @@
+// Exact token masks for one grammar over one vocabulary (the compiled grammar many matchers share).
+//
+// A *byte state* is (NPDA state, partial UTF-8 character), interned to an int with a lazily filled 256-entry
+// transition row; id 0 is DEAD. The mask of a state is one forward scan of the vocabulary's preorder trie that
+// keeps the byte state of every depth and skips the subtree of every dead node, so it costs one table lookup per
+// live trie node; token references, !<[id]> and EOS are added from the state's stacks. Masks are cached per
+// (NPDA state, partial character). Every method locks the engine: matchers in different threads may share it.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "npda.hpp"
+#include "utf8.hpp"
+#include "vocab_trie.hpp"
+
+namespace pegchat {
+
+class MaskEngine {
+   public:
+    MaskEngine(std::unique_ptr<Npda> npda, std::shared_ptr<const VocabTrie> trie)
+        : npda_(std::move(npda)), trie_(std::move(trie)) {
+        keys_.push_back({DEAD, NO_PARTIAL});
+        table_.assign(256, DEAD_ID);
+    }
+
+    Npda& npda() { return *npda_; }
+    bool has_trie() const { return trie_ != nullptr; }
+    const VocabTrie& trie() const {
+        if (!trie_) throw InputError("this automaton was built without a vocabulary");
+        return *trie_;
+    }
+    std::mutex& mutex() { return mutex_; }
+
+    // Writes the mask of (state, partial) into out[0..n_words) (caller holds mutex()). Throws LimitError.
+    void write_mask(int32_t state, Partial partial, uint32_t* out) {
+        uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
+        auto it = masks_.find(key);
+        if (it == masks_.end()) {
+            std::vector<uint32_t> words = compute(state, partial);
+            if (masks_.size() >= MASK_CACHE_LIMIT) masks_.clear();
+            it = masks_.emplace(key, std::move(words)).first;
+        } else {
+            ++stats_.mask_hits;
+        }
+        std::copy(it->second.begin(), it->second.end(), out);
+    }
+
+    struct Stats {
+        size_t masks = 0, mask_hits = 0, byte_states = 0;
+    };
+    Stats stats() const {
+        Stats s = stats_;
+        s.byte_states = keys_.size();
+        return s;
+    }
+
+    size_t memory_bytes() const {
+        size_t total = sizeof(*this) + npda_->memory_bytes() + table_.size() * 4 + keys_.size() * 24 + key_index_.size() * 24;
+        for (const auto& kv : masks_) total += 48 + kv.second.size() * 4;
+        return total;
+    }
+
+   private:
+    static constexpr int32_t DEAD_ID = 0;
+    static constexpr int32_t NOT_COMPUTED = -1;
+    static constexpr size_t MASK_CACHE_LIMIT = 8192;
+
+    int32_t byte_state(int32_t state, Partial partial) {
+        if (state == DEAD) return DEAD_ID;
+        uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
+        auto it = key_index_.find(key);
+        if (it != key_index_.end()) return it->second;
+        int32_t id = static_cast<int32_t>(keys_.size());
+        keys_.push_back({state, partial});
+        key_index_.emplace(key, id);
+        table_.resize(table_.size() + 256, NOT_COMPUTED);
+        return id;
+    }
+
+    int32_t transition(int32_t id, uint8_t byte) {
+        int32_t found = table_[static_cast<size_t>(id) * 256 + byte];
+        if (found != NOT_COMPUTED) return found;
+        auto [state, partial] = keys_[id];
+        npda_->begin_step();
+        auto next = step_byte(*npda_, state, partial, byte);
+        int32_t result = byte_state(next.first, next.second);
+        table_[static_cast<size_t>(id) * 256 + byte] = result;  // index again: byte_state may have grown table_
+        return result;
+    }
+
+    std::vector<uint32_t> compute(int32_t state, Partial partial) {
+        ++stats_.masks;
+        const VocabTrie& trie = this->trie();
+        std::vector<uint32_t> words(trie.n_words(), 0);
+        const auto& node_byte = trie.node_byte();
+        const auto& depth = trie.node_depth();
+        const auto& end = trie.node_end();
+        const auto& begin = trie.token_begin();
+        const auto& tokens = trie.tokens();
+        std::vector<int32_t> at_depth(trie.max_depth() + 1, DEAD_ID);
+        at_depth[0] = byte_state(state, partial);
+        const size_t n = trie.n_nodes();
+        size_t node = 1;
+        while (node < n) {
+            uint16_t d = depth[node];
+            int32_t next = transition(at_depth[d - 1], node_byte[node]);
+            if (next == DEAD_ID) {
+                node = static_cast<size_t>(end[node]);
+                continue;
+            }
+            at_depth[d] = next;
+            for (int32_t i = begin[node]; i < begin[node + 1]; ++i) {
+                uint32_t t = static_cast<uint32_t>(tokens[i]);
+                words[t >> 5] |= 1u << (t & 31);
+            }
+            ++node;
+        }
+        if (partial != NO_PARTIAL) return words;
+        const size_t size = trie.size();
+        for (int32_t stack : npda_->stacks(state)) {
+            if (stack <= SENTINEL) continue;
+            int32_t p = npda_->node_position(stack);
+            int32_t k = npda_->kind(p);
+            int64_t v = npda_->value(p);
+            if (k == TOKEN) {
+                if (v >= 0 && static_cast<size_t>(v) < size) words[v >> 5] |= 1u << (v & 31);
+            } else if (k == TOKEN_NOT) {
+                const auto& others = trie.all_but_eos_words();
+                bool inside = v >= 0 && static_cast<size_t>(v) < size;
+                for (size_t w = 0; w < words.size(); ++w) {
+                    uint32_t bits = others[w];
+                    if (inside && static_cast<size_t>(v >> 5) == w) bits &= ~(1u << (v & 31));
+                    words[w] |= bits;
+                }
+            }
+        }
+        if (npda_->can_end(state)) {
+            const auto& eos = trie.eos_words();
+            for (size_t w = 0; w < words.size(); ++w) words[w] |= eos[w];
+        }
+        return words;
+    }
+
+    std::unique_ptr<Npda> npda_;
+    std::shared_ptr<const VocabTrie> trie_;
+    std::mutex mutex_;
+    std::vector<std::pair<int32_t, Partial>> keys_;
+    std::unordered_map<uint64_t, int32_t> key_index_;
+    std::vector<int32_t> table_;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> masks_;
+    Stats stats_;
+};
+
+}  // namespace pegchat

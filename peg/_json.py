@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["JsonResume", "scan_json"]
+__all__ = ["Containers", "JsonResume", "scan_json"]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
 
@@ -50,8 +50,13 @@ _EXPECTED = {
 # Scanner modes. Whitespace-skipping modes skip [ \t\n\r]* first.
 _VALUE, _AFTER, _ARR_FIRST, _OBJ_FIRST, _KEY_WS, _COLON, _VALUE_WS, _STR, _KEY, _RESTART = range(10)
 
-# (mode, position, container stack as a string of 'a'/'o', inside-a-key flag)
-JsonResume = tuple[int, int, str, bool]
+# The open containers, innermost first, as a persistent linked list of "a" (array) / "o" (object) cells: pushing,
+# popping and keeping it in a resume state are O(1), so a stream fed one character at a time inside 100,000
+# nested arrays does constant work per character (a string or list would be copied on every feed).
+Containers = tuple[str, "Containers"] | None
+
+# (mode, position, open containers, inside-a-key flag)
+JsonResume = tuple[int, int, Containers, bool]
 
 
 def scan_json(
@@ -78,39 +83,39 @@ def scan_json(
         first = _FIRST_CHARS[kind]
         if first is not None:
             if pos >= n:
-                return (MORE if partial else FAIL), n, (_RESTART, pos, "", False), _EXPECTED[kind]
+                return (MORE if partial else FAIL), n, (_RESTART, pos, None, False), _EXPECTED[kind]
             if text[pos] not in first:
                 return FAIL, pos, None, _EXPECTED[kind]
-        mode, p, stack, in_key = _VALUE, pos, [], False
+        mode, p, in_key = _VALUE, pos, False
+        stack: Containers = None
     else:
-        mode, p, in_key = resume[0], resume[1], resume[3]
-        stack = list(resume[2])
+        mode, p, stack, in_key = resume
 
     while True:
         if mode == _STR:  # first: long strings are where streaming spends its time
             q = _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
             if q >= n:
-                return _eof(partial, n, (_STR, q, "".join(stack), in_key), "closing quote")
+                return _eof(partial, n, (_STR, q, stack, in_key), "closing quote")
             c = text[q]
             if c == '"':
                 mode, p = (_COLON if in_key else _AFTER), q + 1
             elif c == "\\" and _ESCAPE_PREFIX.match(text, q):
                 # A dangling escape at the end: withhold it (end before the backslash) and resume there.
                 status = MORE if partial else FAIL
-                return status, q, (_STR, q, "".join(stack), in_key), "escape sequence"
+                return status, q, (_STR, q, stack, in_key), "escape sequence"
             else:
                 return FAIL, q, None, "escape sequence" if c == "\\" else "string character"
         elif mode in (_VALUE, _VALUE_WS):
             if mode == _VALUE_WS:
                 p = _WS.match(text, p).end()  # type: ignore[union-attr]
             if p >= n:
-                return _eof(partial, n, (_VALUE_WS, p, "".join(stack), False), "JSON value")
+                return _eof(partial, n, (_VALUE_WS, p, stack, False), "JSON value")
             c = text[p]
             if c == "{":
-                stack.append("o")
+                stack = ("o", stack)
                 mode, p = _OBJ_FIRST, p + 1
             elif c == "[":
-                stack.append("a")
+                stack = ("a", stack)
                 mode, p = _ARR_FIRST, p + 1
             elif c == '"':
                 mode, p, in_key = _STR, p + 1, False
@@ -121,12 +126,12 @@ def scan_json(
                     # The number touches the end: it may still grow ("3" -> "3.14"). Only its longest complete
                     # prefix is shown ("-", "1.", "2e" are withheld: they may still fail).
                     shown = m.end() if m is not None else p
-                    return MORE, shown, (_VALUE, p, "".join(stack), False), "JSON number"
+                    return MORE, shown, (_VALUE, p, stack, False), "JSON number"
                 if m is None:
                     return FAIL, p, None, "JSON number"
                 mode, p = _AFTER, m.end()
-                if prefix_end >= n and not stack:
-                    return SUCCESS, p, (_VALUE, p, "", False), ""
+                if prefix_end >= n and stack is None:
+                    return SUCCESS, p, (_VALUE, p, None, False), ""
             elif c in _WORDS:
                 word = _WORDS[c]
                 if text.startswith(word, p):
@@ -134,23 +139,23 @@ def scan_json(
                 elif n - p < len(word) and word.startswith(text[p:]):
                     # A literal cut by the end (``nu``): withhold it, like a dangling escape, so a stream never
                     # shows a value text that a failed literal would later take back ("nope").
-                    return (MORE if partial else FAIL), p, (_VALUE, p, "".join(stack), False), f'"{word}"'
+                    return (MORE if partial else FAIL), p, (_VALUE, p, stack, False), f'"{word}"'
                 else:
                     return FAIL, p, None, f'"{word}"'
             else:
                 return FAIL, p, None, "JSON value"
         elif mode == _AFTER:
-            if not stack:
+            if stack is None:
                 return SUCCESS, p, None, ""
             p = _WS.match(text, p).end()  # type: ignore[union-attr]
-            closer = "]" if stack[-1] == "a" else "}"
+            closer = "]" if stack[0] == "a" else "}"
             if p >= n:
-                return _eof(partial, n, (_AFTER, p, "".join(stack), False), f'"," or "{closer}"')
+                return _eof(partial, n, (_AFTER, p, stack, False), f'"," or "{closer}"')
             c = text[p]
             if c == ",":
-                mode, p = (_VALUE_WS if stack[-1] == "a" else _KEY_WS), p + 1
+                mode, p = (_VALUE_WS if stack[0] == "a" else _KEY_WS), p + 1
             elif c == closer:
-                stack.pop()
+                stack = stack[1]
                 p += 1
             else:
                 return FAIL, p, None, f'"," or "{closer}"'
@@ -158,23 +163,24 @@ def scan_json(
             p = _WS.match(text, p).end()  # type: ignore[union-attr]
             closer = "]" if mode == _ARR_FIRST else "}"
             if p >= n:
-                return _eof(partial, n, (mode, p, "".join(stack), False), f'"{closer}" or JSON value')
+                return _eof(partial, n, (mode, p, stack, False), f'"{closer}" or JSON value')
             if text[p] == closer:
-                stack.pop()
+                assert stack is not None  # the container opened just before this mode was entered
+                stack = stack[1]
                 mode, p = _AFTER, p + 1
             else:
                 mode = _VALUE if mode == _ARR_FIRST else _KEY
         elif mode in (_KEY, _KEY_WS):
             p = _WS.match(text, p).end()  # type: ignore[union-attr]
             if p >= n:
-                return _eof(partial, n, (_KEY_WS, p, "".join(stack), False), "JSON string")
+                return _eof(partial, n, (_KEY_WS, p, stack, False), "JSON string")
             if text[p] != '"':
                 return FAIL, p, None, "JSON string"
             mode, p, in_key = _STR, p + 1, True
         elif mode == _COLON:
             p = _WS.match(text, p).end()  # type: ignore[union-attr]
             if p >= n:
-                return _eof(partial, n, (_COLON, p, "".join(stack), False), '":"')
+                return _eof(partial, n, (_COLON, p, stack, False), '":"')
             if text[p] != ":":
                 return FAIL, p, None, '":"'
             mode, p = _VALUE_WS, p + 1
@@ -187,10 +193,10 @@ def _eof(partial: bool, n: int, resume: JsonResume, expected: str) -> tuple[int,
 def _scan_string_content(text: str, n: int, p: int, partial: bool) -> tuple[int, int, JsonResume | None, str]:
     q = _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
     if q >= n:
-        return (MORE if partial else FAIL), n, (_STR, q, "", False), "closing quote"
+        return (MORE if partial else FAIL), n, (_STR, q, None, False), "closing quote"
     c = text[q]
     if c == '"':
         return SUCCESS, q, None, ""
     if c == "\\" and _ESCAPE_PREFIX.match(text, q):
-        return (MORE if partial else FAIL), q, (_STR, q, "", False), "escape sequence"
+        return (MORE if partial else FAIL), q, (_STR, q, None, False), "escape sequence"
     return FAIL, q, None, "escape sequence" if c == "\\" else "string character"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -13,13 +12,10 @@ from gbnf_backend._schema_order import order_like_schema
 from gbnf_backend.errors import SchemaError
 from gbnf_backend.grammar import Grammar
 from gbnf_backend.json_schema import convert_json_schema, json_schema_to_gbnf
+from tests.corpora import CORPORA
 
-CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
 SUITE = CORPORA / "json-schema-test-suite"
 REMOTE_PREFIX = "http://localhost:1234/"
-
-if not CORPORA.is_dir():  # pragma: no cover - the corpora are part of the project checkout
-    raise RuntimeError(f"shared corpora missing at {CORPORA}")
 
 
 def _schema_cases() -> list[dict[str, Any]]:

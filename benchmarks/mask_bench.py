@@ -53,7 +53,7 @@ from gbnf_backend.matcher import GrammarMatcher  # noqa: E402
 from gbnf_backend.triggers import Trigger  # noqa: E402
 from gbnf_backend.vocab import Vocabulary  # noqa: E402
 
-CORPORA = ROOT.parent / "shared" / "corpora"
+CORPORA = ROOT / "tests" / "data"
 
 TOOL_SCHEMA: dict[str, Any] = {
     "type": "object",

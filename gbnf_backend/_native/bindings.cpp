@@ -116,16 +116,18 @@ NB_MODULE(_core, m) {
             "__init__",
             [](Engine* self, std::vector<int32_t> kinds, std::vector<int32_t> values, std::vector<int32_t> rule_start,
                const std::vector<uint8_t>& rule_nullable, int32_t root, std::shared_ptr<VocabTrie> trie,
-               size_t max_stacks, size_t max_work) {
+               size_t max_stacks, size_t max_work, std::vector<int32_t> canonical) {
                 Limits limits;
                 limits.max_stacks = max_stacks;
                 limits.max_work = max_work;
                 auto npda = std::make_unique<Npda>(std::move(kinds), std::move(values), std::move(rule_start),
                                                    rule_nullable, root, limits);
+                npda->set_canonical(std::move(canonical));
                 new (self) Engine{std::make_shared<MaskEngine>(std::move(npda), std::move(trie))};
             },
             nb::arg("kinds"), nb::arg("values"), nb::arg("rule_start"), nb::arg("rule_nullable"), nb::arg("root"),
-            nb::arg("trie").none(), nb::arg("max_stacks") = 20000, nb::arg("max_work") = 1000000)
+            nb::arg("trie").none(), nb::arg("max_stacks") = 20000, nb::arg("max_work") = 1000000,
+            nb::arg("canonical") = std::vector<int32_t>())
         .def_prop_ro("initial", [](Engine& e) { return e.locked([](Npda& n) { return n.initial(); }); })
         .def_prop_ro("n_states", [](Engine& e) { return e.locked([](Npda& n) { return n.n_states(); }); })
         .def_prop_ro("n_nodes", [](Engine& e) { return e.locked([](Npda& n) { return n.n_nodes(); }); })
@@ -185,6 +187,8 @@ NB_MODULE(_core, m) {
                      return std::make_pair(out.first, from_partial(out.second));
                  });
              })
+        .def("canonical_state",
+             [](Engine& e, int32_t state) { return e.locked([&](Npda& n) { return n.canonical_state(state); }); })
         .def("can_end", [](Engine& e, int32_t state) { return e.locked([&](Npda& n) { return n.can_end(state); }); })
         .def("stacks", [](Engine& e, int32_t state) { return e.locked([&](Npda& n) { return n.stacks(state); }); })
         .def("stack_positions",

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from .._elements import Element
 from ..errors import MatchLimitError
+from ._chains import plan_chains
 
 if TYPE_CHECKING:
     from ..grammar import Grammar
@@ -31,17 +34,19 @@ _TRIES: dict[str, _core.VocabTrie] = {}
 _ENGINES: weakref.WeakKeyDictionary[Grammar, dict[str, _core.Engine]] = weakref.WeakKeyDictionary()
 
 
-def rule_tables(grammar: Grammar) -> tuple[list[int], list[int], list[int], list[int]]:
-    """Return ``(kinds, values, rule_start, nullable)``: the grammar's rules as flat int lists; O(grammar size)."""
+def rule_tables(
+    rules: Sequence[Sequence[Element]], nullable: Sequence[bool]
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Return ``(kinds, values, rule_start, nullable)``: ``rules`` as flat int lists; O(grammar size)."""
     kinds: list[int] = []
     values: list[int] = []
     starts: list[int] = []
-    for rule in grammar.rules:
+    for rule in rules:
         starts.append(len(kinds))
         kinds.extend(int(kind) for kind, _ in rule)
         values.extend(int(value) for _, value in rule)
     starts.append(len(kinds))
-    return kinds, values, starts, [int(flag) for flag in grammar.nullable]
+    return kinds, values, starts, [int(flag) for flag in nullable]
 
 
 def native_trie(core: ModuleType, vocab: Vocabulary) -> _core.VocabTrie:
@@ -71,10 +76,24 @@ def native_engine(core: ModuleType, grammar: Grammar, vocab: Vocabulary | None) 
     if found is not None:
         return found
     trie = native_trie(core, vocab) if vocab is not None else None
-    kinds, values, starts, nullable = rule_tables(grammar)
+    if vocab is not None:
+        plan = plan_chains(grammar, vocab.max_len)
+        kinds, values, starts, nullable = rule_tables(plan.rules, plan.nullable)
+        canonical = plan.canonical
+    else:
+        kinds, values, starts, nullable = rule_tables(grammar.rules, grammar.nullable)
+        canonical = []
     try:
         engine: _core.Engine = core.Engine(
-            kinds, values, starts, nullable, grammar.root_id, trie, max_stacks=20_000, max_work=MAX_WORK
+            kinds,
+            values,
+            starts,
+            nullable,
+            grammar.root_id,
+            trie,
+            max_stacks=20_000,
+            max_work=MAX_WORK,
+            canonical=canonical,
         )
     except core.LimitError as error:
         raise MatchLimitError(20_000) from error

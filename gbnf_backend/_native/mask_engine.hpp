@@ -36,6 +36,8 @@ class MaskEngine {
 
     // Writes the mask of (state, partial) into out[0..n_words) (caller holds mutex()). Throws LimitError.
     void write_mask(int32_t state, Partial partial, uint32_t* out) {
+        npda_->begin_step();
+        state = npda_->canonical_state(state);
         uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
         auto it = masks_.find(key);
         if (it == masks_.end()) {
@@ -70,6 +72,9 @@ class MaskEngine {
 
     int32_t byte_state(int32_t state, Partial partial) {
         if (state == DEAD) return DEAD_ID;
+        // Every state a walk reaches is canonical too: what remains of a token is shorter than any repetition
+        // counter a canonical position forgets.
+        state = npda_->canonical_state(state);
         uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
         auto it = key_index_.find(key);
         if (it != key_index_.end()) return it->second;
@@ -80,15 +85,70 @@ class MaskEngine {
         return id;
     }
 
+    // A "collapsed" partial character: every code point it can still become leads to the same NPDA state (stored
+    // as the byte state's NPDA state) and every remaining continuation byte is valid, so only the number of
+    // continuation bytes still needed matters. Inside a string this turns ~1,000 partial states into a handful.
+    static constexpr uint32_t COLLAPSED_LENGTH = 7;
+    static bool is_collapsed(Partial p) { return p != NO_PARTIAL && partial_length(p) == COLLAPSED_LENGTH; }
+
     int32_t transition(int32_t id, uint8_t byte) {
         int32_t found = table_[static_cast<size_t>(id) * 256 + byte];
         if (found != NOT_COMPUTED) return found;
         auto [state, partial] = keys_[id];
         npda_->begin_step();
-        auto next = step_byte(*npda_, state, partial, byte);
-        int32_t result = byte_state(next.first, next.second);
+        int32_t result;
+        if (is_collapsed(partial)) {
+            uint32_t remaining = partial_remaining(partial);
+            if (byte < 0x80 || byte > 0xBF)
+                result = DEAD_ID;
+            else
+                result = byte_state(state, remaining == 1 ? NO_PARTIAL : make_partial(0, remaining - 1, COLLAPSED_LENGTH));
+        } else {
+            auto next = step_byte(*npda_, state, partial, byte);
+            Partial grown = next.second;
+            // After a lead byte that narrows its first continuation (E0, ED, F0, F4) the range is not yet free.
+            bool narrowing = partial == NO_PARTIAL && (byte == 0xE0 || byte == 0xED || byte == 0xF0 || byte == 0xF4);
+            if (next.first != DEAD && grown != NO_PARTIAL && !narrowing) {
+                int32_t target = collapse_target(next.first, grown);
+                if (target != DEAD) {
+                    next.first = target;
+                    grown = make_partial(0, partial_remaining(grown), COLLAPSED_LENGTH);
+                }
+            }
+            result = byte_state(next.first, grown);
+        }
         table_[static_cast<size_t>(id) * 256 + byte] = result;  // index again: byte_state may have grown table_
         return result;
+    }
+
+    // The NPDA state every code point of partial `p` leads to from `state` when no class boundary of the state's
+    // stacks falls inside the partial's range (then they all match the same stacks), else DEAD.
+    int32_t collapse_target(int32_t state, Partial p) {
+        std::pair<uint32_t, uint32_t> ranges[2];
+        if (partial_ranges(p, ranges) != 1) return DEAD;
+        const std::vector<uint32_t>& bounds = boundaries(state);
+        auto it = std::upper_bound(bounds.begin(), bounds.end(), ranges[0].first);
+        if (it != bounds.end() && *it <= ranges[0].second) return DEAD;
+        return npda_->step_char(state, ranges[0].first);
+    }
+
+    // Sorted code points where some stack's class membership changes (cached per NPDA state).
+    const std::vector<uint32_t>& boundaries(int32_t state) {
+        auto found = boundaries_.find(state);
+        if (found != boundaries_.end()) return found->second;
+        std::vector<uint32_t> points;
+        for (int32_t stack : npda_->stacks(state)) {
+            if (stack <= SENTINEL) continue;
+            const Terminal& t = npda_->terminal(npda_->node_position(stack));
+            if (t.is_token) continue;
+            for (const auto& r : t.ranges) {
+                points.push_back(r.first);
+                points.push_back(r.second + 1);
+            }
+        }
+        std::sort(points.begin(), points.end());
+        points.erase(std::unique(points.begin(), points.end()), points.end());
+        return boundaries_.emplace(state, std::move(points)).first->second;
     }
 
     std::vector<uint32_t> compute(int32_t state, Partial partial) {
@@ -151,6 +211,7 @@ class MaskEngine {
     std::unordered_map<uint64_t, int32_t> key_index_;
     std::vector<int32_t> table_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> masks_;
+    std::unordered_map<int32_t, std::vector<uint32_t>> boundaries_;
     Stats stats_;
 };
 

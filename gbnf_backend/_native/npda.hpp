@@ -179,6 +179,38 @@ class Npda {
         return false;
     }
 
+    // Sets the canonical position of every position (see gbnf_backend/_native/_chains.py); empty = identity.
+    // A canonical position must have the same element kind as its position.
+    void set_canonical(std::vector<int32_t> canonical) {
+        if (!canonical.empty()) {
+            if (canonical.size() != kind_.size()) throw InputError("canonical has the wrong length");
+            for (size_t p = 0; p < canonical.size(); ++p) {
+                int32_t c = canonical[p];
+                if (c < 0 || static_cast<size_t>(c) >= kind_.size() || kind_[c] != kind_[p] ||
+                    (is_token_kind(kind_[p]) && value_[c] != value_[p]))
+                    throw InputError("canonical position of " + std::to_string(p) + " is not like it");
+            }
+        }
+        canonical_ = std::move(canonical);
+        canonical_nodes_.clear();
+        canonical_states_.clear();
+    }
+
+    // The state with every stack's positions canonical: tokens (shorter than the repetitions left) cannot tell the
+    // two apart, so they share one mask. Memoised per node and per state.
+    int32_t canonical_state(int32_t state) {
+        check_state(state);
+        if (canonical_.empty()) return state;
+        auto found = canonical_states_.find(state);
+        if (found != canonical_states_.end()) return found->second;
+        std::vector<int32_t> out;
+        std::vector<int32_t> current = states_[state].stacks;
+        for (int32_t stack : current) out.push_back(canonical_node(stack));
+        int32_t result = intern(std::move(out));
+        canonical_states_.emplace(state, result);
+        return result;
+    }
+
     // Positions of a stack, top first (for tests).
     std::vector<int32_t> stack_positions(int32_t node) const {
         if (node < 0 || static_cast<size_t>(node) >= node_position_.size()) throw InputError("unknown stack node");
@@ -200,6 +232,21 @@ class Npda {
 
    private:
     static constexpr int32_t NOT_COMPUTED = -2;
+
+    int32_t canonical_node(int32_t node) {
+        std::vector<int32_t> pending;
+        auto known = [&](int32_t n) { return n <= SENTINEL || canonical_nodes_.count(n) > 0; };
+        while (!known(node)) {
+            pending.push_back(node);
+            node = node_parent_[node];
+        }
+        int32_t below = node <= SENTINEL ? node : canonical_nodes_[node];
+        for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+            below = push(canonical_[node_position_[*it]], below);
+            canonical_nodes_[*it] = below;
+        }
+        return below;
+    }
 
     struct StateInfo {
         std::vector<int32_t> stacks;
@@ -391,6 +438,8 @@ class Npda {
     std::unordered_map<int32_t, std::vector<int32_t>> closures_;
     std::vector<StateInfo> states_;
     std::unordered_map<std::vector<int32_t>, int32_t, VectorHash> state_index_;
+    std::vector<int32_t> canonical_;
+    std::unordered_map<int32_t, int32_t> canonical_nodes_, canonical_states_;
     int32_t initial_ = DEAD;
     size_t work_ = 0;
 };

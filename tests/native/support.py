@@ -57,8 +57,8 @@ def small_vocab() -> Vocabulary:
     pieces += [b'{"', b'":', b'",', b'"}', b"[]", b"{}", b", ", b": ", b"true", b"false", b"null", b"\\n", b"\\u"]
     pieces += [b"  ", b"\n  ", b"0.", b"-1", b"e+", b"1e", b"12", b"3.14", b"caf", "é".encode(), "café".encode()]
     pieces += ["中".encode(), "文".encode(), "😀".encode(), "€".encode(), "ß".encode(), "Ω".encode()]
-    pieces += [b"\xc3", b"\xa9", b"\xe4\xb8", b"\xad", b"\xe4", b"\xb8\xad", b"\xf0\x9f", b"\x98\x80", b"\xff", b'"\xc3']
-    pieces += [b"\xed\xa0\x80", b"\xe0\x80", b"\xf4\x90"]
+    pieces += [b"\xc3", b"\xa9", b"\xe4\xb8", b"\xad", b"\xe4", b"\xb8\xad", b"\xf0\x9f", b"\x98\x80", b"\xff"]
+    pieces += [b'"\xc3', b"\xed\xa0\x80", b"\xe0\x80", b"\xf4\x90"]
     words = ["the", "and", "name", "value", "if", "else", "return", "int", "for", "while", "x", "y", "abc"]
     for _ in range(300):
         w = rng.choice(words) + rng.choice(["", " ", "(", ")", ";", "=", '"', ":", ",", "é", "1"])

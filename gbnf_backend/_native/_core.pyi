@@ -30,7 +30,7 @@ class Engine:
         root: int,
         trie: VocabTrie | None,
         max_stacks: int = 20000,
-        max_work: int = 1000000,
+        max_work: int = 250000,
         canonical: Sequence[int] = ...,
     ) -> None: ...
     @property

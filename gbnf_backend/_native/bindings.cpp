@@ -5,6 +5,7 @@
 // everything first, then release the GIL and fill on a few threads.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -126,7 +127,7 @@ NB_MODULE(_core, m) {
                 new (self) Engine{std::make_shared<MaskEngine>(std::move(npda), std::move(trie))};
             },
             nb::arg("kinds"), nb::arg("values"), nb::arg("rule_start"), nb::arg("rule_nullable"), nb::arg("root"),
-            nb::arg("trie").none(), nb::arg("max_stacks") = 20000, nb::arg("max_work") = 1000000,
+            nb::arg("trie").none(), nb::arg("max_stacks") = 20000, nb::arg("max_work") = 250000,
             nb::arg("canonical") = std::vector<int32_t>())
         .def_prop_ro("initial", [](Engine& e) { return e.locked([](Npda& n) { return n.initial(); }); })
         .def_prop_ro("n_states", [](Engine& e) { return e.locked([](Npda& n) { return n.n_states(); }); })

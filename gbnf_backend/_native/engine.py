@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from ..vocab import Vocabulary
     from . import _core
 
-__all__ = ["MAX_WORK", "native_engine", "native_trie", "rule_tables"]
+__all__ = ["MAX_STACKS", "MAX_WORK", "native_engine", "native_trie", "rule_tables"]
 
+#: Live stacks one state may hold (the Python engine's cap, gbnf_backend._npda.MAX_STACKS).
+MAX_STACKS = 20_000
 #: Closure steps one step of the core may take before it gives up (a MatchLimitError, or the sticky error state).
-MAX_WORK = 1_000_000
+MAX_WORK = 250_000
 
 _LOCK = threading.Lock()
 _TRIES: dict[str, _core.VocabTrie] = {}
@@ -64,12 +66,12 @@ def native_trie(core: ModuleType, vocab: Vocabulary) -> _core.VocabTrie:
         return _TRIES.setdefault(fingerprint, trie)
 
 
-def native_engine(core: ModuleType, grammar: Grammar, vocab: Vocabulary | None) -> _core.Engine:
-    """Return the core's compiled engine of ``grammar`` over ``vocab`` (cached per grammar object and vocabulary).
-
-    Raises :class:`MatchLimitError` when even the initial state exceeds the core's limits.
-    """
-    key = vocab.fingerprint() if vocab is not None else ""
+def native_engine(
+    core: ModuleType, grammar: Grammar, vocab: Vocabulary | None, *, max_stacks: int = MAX_STACKS
+) -> _core.Engine:
+    """Return the core's compiled engine of ``grammar`` over ``vocab`` (cached per grammar object, vocabulary and
+    stack cap). Raises :class:`MatchLimitError` when even the initial state exceeds the core's limits."""
+    key = f"{vocab.fingerprint() if vocab is not None else ''}/{max_stacks}"
     with _LOCK:
         per_grammar = _ENGINES.setdefault(grammar, {})
         found = per_grammar.get(key)
@@ -91,11 +93,11 @@ def native_engine(core: ModuleType, grammar: Grammar, vocab: Vocabulary | None) 
             nullable,
             grammar.root_id,
             trie,
-            max_stacks=20_000,
+            max_stacks=max_stacks,
             max_work=MAX_WORK,
             canonical=canonical,
         )
     except core.LimitError as error:
-        raise MatchLimitError(20_000) from error
+        raise MatchLimitError(max_stacks) from error
     with _LOCK:
         return per_grammar.setdefault(key, engine)

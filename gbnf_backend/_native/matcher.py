@@ -137,10 +137,14 @@ class NativeGrammarMatcher(GrammarMatcher):
     # ---- accepting ---------------------------------------------------------------------------------------------
     def accept_token(self, token_id: int) -> bool:
         """Accept one sampled token; return False (state unchanged) if the grammar does not allow it."""
+        if not 0 <= token_id < self.vocab.size:
+            return False
         return self._native.accept_token(int(token_id))
 
     def is_token_allowed(self, token_id: int) -> bool:
         """Return whether ``token_id`` would be accepted, without changing the state."""
+        if not 0 <= token_id < self.vocab.size:
+            return False
         return self._native.is_token_allowed(int(token_id))
 
     def accept_string(self, text: str) -> bool:

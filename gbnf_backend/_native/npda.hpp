@@ -59,7 +59,7 @@ struct Terminal {
 
 struct Limits {
     size_t max_stacks = 20000;    // live stacks in one state (gbnf_backend._npda.MAX_STACKS)
-    size_t max_work = 2000000;    // closure edges visited by one step
+    size_t max_work = 250000;     // closure edges visited by one step
     size_t max_nodes = 50000000;  // interned stack nodes over the automaton's life
 };
 

@@ -52,27 +52,27 @@ def plan_chains(grammar: Grammar, max_token_length: int) -> ChainPlan:
         if links is None:
             continue
         n, m = len(chain.rule_ids), len(links)
-        for k, rule in enumerate(chain.rule_ids):
+        for k, link in enumerate(chain.rule_ids):
             left = n - k
             target = loops[unit] if left >= threshold else links[m - left]
-            if target != rule:
-                rule_map[rule] = target
+            if target != link:
+                rule_map[link] = target
     starts: list[int] = []
     kinds: list[int] = []
     values: list[int] = []
     rule_of: list[int] = []
-    for rule_id, rule in enumerate(rules):
+    for rule_id, elements in enumerate(rules):
         starts.append(len(kinds))
-        kinds.extend(int(k) for k, _ in rule)
-        values.extend(int(v) for _, v in rule)
-        rule_of.extend([rule_id] * len(rule))
+        kinds.extend(int(k) for k, _ in elements)
+        values.extend(int(v) for _, v in elements)
+        rule_of.extend([rule_id] * len(elements))
     representative = _position_classes(kinds, values, rule_map)
     canonical = []
     for position in range(len(kinds)):
-        rule = rule_of[position]
-        target = rule_map.get(rule)
-        if target is not None:
-            position = starts[target] + (position - starts[rule])
+        owner = rule_of[position]
+        mapped = rule_map.get(owner)
+        if mapped is not None:
+            position = starts[mapped] + (position - starts[owner])
         canonical.append(representative[position])
     return ChainPlan(rules, nullable, canonical)
 

@@ -141,7 +141,7 @@ NB_MODULE(_core, m) {
              [](Engine& e) {
                  std::lock_guard<std::mutex> lock(e.engine->mutex());
                  auto s = e.engine->stats();
-                 return std::make_tuple(s.masks, s.mask_hits, s.byte_states);
+                 return std::make_tuple(s.masks, s.mask_hits, s.byte_states, s.nodes_walked);
              })
         .def("step_char",
              [](Engine& e, int32_t state, int64_t cp) {

@@ -51,7 +51,7 @@ class MaskEngine {
     }
 
     struct Stats {
-        size_t masks = 0, mask_hits = 0, byte_states = 0;
+        size_t masks = 0, mask_hits = 0, byte_states = 0, nodes_walked = 0;
     };
     Stats stats() const {
         Stats s = stats_;
@@ -83,6 +83,37 @@ class MaskEngine {
         key_index_.emplace(key, id);
         table_.resize(table_.size() + 256, NOT_COMPUTED);
         return id;
+    }
+
+    // The bytes that lead byte state `id` back to itself (computed with its whole row on first use).
+    const ByteSet& loop_bytes(int32_t id) {
+        if (static_cast<size_t>(id) < loops_.size() && loops_known_[id]) return loops_[id];
+        ByteSet set{0, 0, 0, 0};
+        if (id != DEAD_ID && keys_[id].second == NO_PARTIAL) {
+            for (int b = 0; b < 256; ++b)
+                if (transition(id, static_cast<uint8_t>(b)) == id) set[b >> 6] |= 1ULL << (b & 63);
+        }
+        bool non_ascii = id != DEAD_ID && keys_[id].second == NO_PARTIAL && loops_every_non_ascii(id);
+        if (loops_.size() <= static_cast<size_t>(id)) {
+            loops_.resize(keys_.size() + 64);
+            loops_known_.resize(keys_.size() + 64, 0);
+            loops_non_ascii_.resize(keys_.size() + 64, 0);
+        }
+        loops_[id] = set;
+        loops_known_[id] = 1;
+        loops_non_ascii_[id] = non_ascii ? 1 : 0;
+        return loops_[id];
+    }
+
+    // Whether every non-ASCII character leads byte state `id` (no partial) back to itself: no class boundary of
+    // its stacks lies inside U+0080..U+10FFFF, so every such character matches the same stacks as U+0080 does.
+    bool loops_every_non_ascii(int32_t id) {
+        int32_t state = keys_[id].first;
+        const std::vector<uint32_t>& bounds = boundaries(state);
+        auto it = std::upper_bound(bounds.begin(), bounds.end(), 0x80u);
+        if (it != bounds.end() && *it <= MAX_CODE_POINT) return false;
+        npda_->begin_step();
+        return byte_state(npda_->step_char(state, 0x80), NO_PARTIAL) == id;
     }
 
     // A "collapsed" partial character: every code point it can still become leads to the same NPDA state (stored
@@ -160,15 +191,37 @@ class MaskEngine {
         const auto& end = trie.node_end();
         const auto& begin = trie.token_begin();
         const auto& tokens = trie.tokens();
+        const auto& below = trie.below();
         std::vector<int32_t> at_depth(trie.max_depth() + 1, DEAD_ID);
         at_depth[0] = byte_state(state, partial);
         const size_t n = trie.n_nodes();
         size_t node = 1;
+        size_t walked = 0;
         while (node < n) {
+            ++walked;
             uint16_t d = depth[node];
             int32_t next = transition(at_depth[d - 1], node_byte[node]);
             if (next == DEAD_ID) {
                 node = static_cast<size_t>(end[node]);
+                continue;
+            }
+            // A state that every byte below this node leads back to accepts the whole subtree: mark its tokens
+            // (contiguous in preorder) without walking it. Free text (string contents) is mostly such subtrees.
+            // Non-ASCII bytes below are fine when every non-ASCII character leads back here and the bytes below
+            // are valid UTF-8 (a token may end inside a character: the partial is viable).
+            const ByteSet& rest = below[node];
+            const ByteSet& loops = loop_bytes(next);
+            bool ascii_loops = (rest[0] & ~loops[0]) == 0 && (rest[1] & ~loops[1]) == 0;
+            bool other_loops = (rest[2] | rest[3]) == 0 ||
+                               ((rest[2] & ~loops[2]) == 0 && (rest[3] & ~loops[3]) == 0) ||
+                               (loops_non_ascii_[next] && trie.utf8_below(node));
+            if (ascii_loops && other_loops) {
+                size_t last = static_cast<size_t>(end[node]);
+                for (int32_t i = begin[node]; i < begin[last]; ++i) {
+                    uint32_t t = static_cast<uint32_t>(tokens[i]);
+                    words[t >> 5] |= 1u << (t & 31);
+                }
+                node = last;
                 continue;
             }
             at_depth[d] = next;
@@ -178,6 +231,7 @@ class MaskEngine {
             }
             ++node;
         }
+        stats_.nodes_walked += walked;
         if (partial != NO_PARTIAL) return words;
         const size_t size = trie.size();
         for (int32_t stack : npda_->stacks(state)) {
@@ -212,6 +266,8 @@ class MaskEngine {
     std::vector<int32_t> table_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> masks_;
     std::unordered_map<int32_t, std::vector<uint32_t>> boundaries_;
+    std::vector<ByteSet> loops_;
+    std::vector<uint8_t> loops_known_, loops_non_ascii_;
     Stats stats_;
 };
 

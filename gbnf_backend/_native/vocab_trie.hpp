@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "common.hpp"
 
 namespace pegchat {
+
+using ByteSet = std::array<uint64_t, 4>;
 
 class VocabTrie {
    public:
@@ -63,9 +66,13 @@ class VocabTrie {
     const std::vector<int32_t>& node_end() const { return end_; }
     const std::vector<int32_t>& token_begin() const { return token_begin_; }
     const std::vector<int32_t>& tokens() const { return tokens_; }
+    // The bytes that occur strictly below each node (what the rest of any token through it may consume).
+    const std::vector<ByteSet>& below() const { return below_; }
+    // Whether every byte string below each node is valid UTF-8 read from a character boundary.
+    bool utf8_below(size_t node) const { return utf8_ok_[node] & 1; }
 
     size_t memory_bytes() const {
-        size_t total = byte_.size() * (1 + 2 + 4 + 4) + tokens_.size() * 4 + n_words_ * 8 + size_;
+        size_t total = byte_.size() * (1 + 2 + 4 + 4 + sizeof(ByteSet)) + tokens_.size() * 4 + n_words_ * 8 + size_;
         for (const auto& s : token_bytes_) total += s.size() + sizeof(std::string);
         return total;
     }
@@ -81,6 +88,7 @@ class VocabTrie {
 
     void build(const std::vector<std::string>& token_bytes, const std::vector<int32_t>& order) {
         byte_.push_back(0);
+        below_.push_back({0, 0, 0, 0});
         depth_.push_back(0);
         end_.push_back(0);
         token_begin_.push_back(0);
@@ -88,8 +96,13 @@ class VocabTrie {
         const std::string* previous = nullptr;
         auto close_to = [&](size_t depth) {
             while (path.size() > depth + 1) {
-                end_[path.back()] = static_cast<int32_t>(byte_.size());
+                int32_t child = path.back();
+                end_[child] = static_cast<int32_t>(byte_.size());
                 path.pop_back();
+                ByteSet& parent = below_[path.back()];
+                const ByteSet& mine = below_[child];
+                for (int w = 0; w < 4; ++w) parent[w] |= mine[w];
+                parent[byte_[child] >> 6] |= 1ULL << (byte_[child] & 63);
             }
         };
         for (int32_t t : order) {
@@ -104,6 +117,7 @@ class VocabTrie {
             for (size_t d = common; d < s.size(); ++d) {
                 int32_t node = static_cast<int32_t>(byte_.size());
                 byte_.push_back(static_cast<uint8_t>(s[d]));
+                below_.push_back({0, 0, 0, 0});
                 depth_.push_back(static_cast<uint16_t>(d + 1));
                 end_.push_back(0);
                 token_begin_.push_back(static_cast<int32_t>(tokens_.size()));
@@ -117,6 +131,55 @@ class VocabTrie {
         close_to(0);
         end_[0] = static_cast<int32_t>(byte_.size());
         token_begin_.push_back(static_cast<int32_t>(tokens_.size()));
+        compute_utf8_flags();
+    }
+
+    // UTF-8 decoder states: 0 at a character boundary; 1-3 any 1-3 continuation bytes still needed; 4-7 the
+    // restricted first continuation after E0 (A0-BF), ED (80-9F), F0 (90-BF), F4 (80-8F). -1 = invalid.
+    static int utf8_next(int q, uint8_t b) {
+        bool cont = b >= 0x80 && b <= 0xBF;
+        switch (q) {
+            case 0:
+                if (b < 0x80) return 0;
+                if (b >= 0xC2 && b <= 0xDF) return 1;
+                if (b == 0xE0) return 4;
+                if (b == 0xED) return 5;
+                if (b >= 0xE1 && b <= 0xEF) return 2;
+                if (b == 0xF0) return 6;
+                if (b == 0xF4) return 7;
+                if (b >= 0xF1 && b <= 0xF3) return 3;
+                return -1;
+            case 1: return cont ? 0 : -1;
+            case 2: return cont ? 1 : -1;
+            case 3: return cont ? 2 : -1;
+            case 4: return b >= 0xA0 && b <= 0xBF ? 1 : -1;
+            case 5: return b >= 0x80 && b <= 0x9F ? 1 : -1;
+            case 6: return b >= 0x90 && b <= 0xBF ? 2 : -1;
+            case 7: return b >= 0x80 && b <= 0x8F ? 2 : -1;
+        }
+        return -1;
+    }
+
+    // utf8_ok_[n] bit q: every byte string below node n is valid UTF-8 (complete characters, then maybe the start
+    // of one) when read from decoder state q. Children come after their parent in preorder: one backward pass.
+    void compute_utf8_flags() {
+        const size_t n = byte_.size();
+        utf8_ok_.assign(n, 0xFF);
+        std::vector<int32_t> parent(n, -1);
+        std::vector<int32_t> path;
+        for (size_t node = 1; node < n; ++node) {
+            while (!path.empty() && end_[path.back()] <= static_cast<int32_t>(node)) path.pop_back();
+            parent[node] = path.empty() ? 0 : path.back();
+            path.push_back(static_cast<int32_t>(node));
+        }
+        for (size_t node = n - 1; node >= 1; --node) {
+            uint8_t ok = 0;
+            for (int q = 0; q < 8; ++q) {
+                int r = utf8_next(q, byte_[node]);
+                if (r >= 0 && ((utf8_ok_[node] >> r) & 1)) ok |= static_cast<uint8_t>(1u << q);
+            }
+            utf8_ok_[parent[node]] &= ok;
+        }
     }
 
     size_t size_;
@@ -126,6 +189,8 @@ class VocabTrie {
     std::vector<std::string> token_bytes_;
     std::vector<uint32_t> eos_words_, all_but_eos_words_;
     std::vector<uint8_t> byte_;
+    std::vector<ByteSet> below_;
+    std::vector<uint8_t> utf8_ok_;
     std::vector<uint16_t> depth_;
     std::vector<int32_t> end_, token_begin_, tokens_;
 };

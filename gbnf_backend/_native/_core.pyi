@@ -55,7 +55,19 @@ class Engine:
     def next_chars(
         self, state: int, /
     ) -> tuple[list[tuple[bool, list[tuple[int, int]]]], bool, list[int], list[int]]: ...
+    def set_preserved(self, token_ids: Sequence[int], /) -> None: ...
     def fill_state(self, state: int, partial: Partial, buffer: Any, index: int = 0) -> None: ...
+
+def compile_rules(
+    rules: Sequence[Sequence[tuple[int, int]]],
+    nullable: Sequence[bool],
+    root: int,
+    chains: Sequence[tuple[Sequence[int], Sequence[tuple[int, int]]]],
+    trie: VocabTrie | None,
+    max_token_length: int,
+    max_stacks: int = 20000,
+    max_work: int = 250000,
+) -> Engine: ...
 
 class Matcher:
     def __init__(self, engine: Engine, max_rollback_tokens: int = 256) -> None: ...

@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "chains.hpp"
 #include "matcher.hpp"
 
 namespace nb = nanobind;
@@ -213,6 +214,11 @@ NB_MODULE(_core, m) {
                      return std::make_tuple(classes, n.can_end(state), tokens, not_tokens);
                  });
              })
+        .def("set_preserved",
+             [](Engine& e, std::vector<int64_t> ids) {
+                 std::lock_guard<std::mutex> lock(e.engine->mutex());
+                 e.engine->set_preserved(std::move(ids));
+             })
         .def("fill_state",
              [](Engine& e, int32_t state, PartialTuple partial, Buffer buffer, int64_t index) {
                  Partial p = to_partial(partial);
@@ -225,6 +231,26 @@ NB_MODULE(_core, m) {
                  e.engine->write_mask(state, p, row);
              },
              nb::arg("state"), nb::arg("partial").none(), nb::arg("buffer"), nb::arg("index") = 0);
+
+    m.def(
+        "compile_rules",
+        [](const std::vector<std::vector<ElementPair>>& rules, const std::vector<uint8_t>& nullable, int32_t root,
+           const std::vector<std::pair<std::vector<int32_t>, std::vector<ElementPair>>>& chains,
+           std::shared_ptr<VocabTrie> trie, int64_t max_token_length, size_t max_stacks, size_t max_work) {
+            std::vector<ChainInput> inputs;
+            for (const auto& c : chains) inputs.push_back(ChainInput{c.first, c.second});
+            Tables t = build_tables(rules, nullable, inputs, max_token_length, trie != nullptr);
+            Limits limits;
+            limits.max_stacks = max_stacks;
+            limits.max_work = max_work;
+            auto npda = std::make_unique<Npda>(std::move(t.kinds), std::move(t.values), std::move(t.rule_start),
+                                               t.nullable, root, limits);
+            npda->set_canonical(std::move(t.canonical));
+            return new Engine{std::make_shared<MaskEngine>(std::move(npda), std::move(trie))};
+        },
+        nb::arg("rules"), nb::arg("nullable"), nb::arg("root"), nb::arg("chains"), nb::arg("trie").none(),
+        nb::arg("max_token_length"), nb::arg("max_stacks") = 20000, nb::arg("max_work") = 250000,
+        nb::rv_policy::take_ownership);
 
     nb::class_<NativeMatcher>(m, "Matcher")
         .def(

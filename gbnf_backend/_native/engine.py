@@ -1,30 +1,29 @@
 """Handing a :class:`~gbnf_backend.grammar.Grammar` and a :class:`~gbnf_backend.vocab.Vocabulary` to the core.
 
-The handover is flat: the rules end to end as two int lists (element kinds and values, llama.cpp's encoding of
-:mod:`gbnf_backend._elements`), the first position of every rule plus the total, the per-rule nullable flags and
-the root id. The core validates all of it (a bad table is a ``ValueError``, never memory corruption). The byte trie
-is built once per vocabulary (keyed by its fingerprint) and shared by every grammar's engine; an engine is cached
-per grammar object and vocabulary, so matchers over the same grammar share their masks and transition caches.
+The handover: the rules as they are (tuples of ``(kind, value)`` elements, llama.cpp's encoding of
+:mod:`gbnf_backend._elements`), the per-rule nullable flags, the root id and the grammar's bounded-repetition
+chains; the core flattens them, adds the synthetic loops of long repetitions and validates everything (a bad table
+is a ``ValueError``, never memory corruption). The byte trie is built once per vocabulary (keyed by its
+fingerprint) and shared by every grammar's engine; an engine is cached per grammar object, vocabulary and cap, so
+matchers over the same grammar share their masks and transition caches.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from .._elements import Element
 from ..errors import MatchLimitError
-from ._chains import plan_chains
 
 if TYPE_CHECKING:
     from ..grammar import Grammar
     from ..vocab import Vocabulary
     from . import _core
 
-__all__ = ["MAX_STACKS", "MAX_WORK", "native_engine", "native_trie", "rule_tables"]
+__all__ = ["MAX_STACKS", "MAX_WORK", "native_engine", "native_trie"]
 
 #: Live stacks one state may hold (the Python engine's cap, gbnf_backend._npda.MAX_STACKS).
 MAX_STACKS = 20_000
@@ -34,21 +33,6 @@ MAX_WORK = 250_000
 _LOCK = threading.Lock()
 _TRIES: dict[str, _core.VocabTrie] = {}
 _ENGINES: weakref.WeakKeyDictionary[Grammar, dict[str, _core.Engine]] = weakref.WeakKeyDictionary()
-
-
-def rule_tables(
-    rules: Sequence[Sequence[Element]], nullable: Sequence[bool]
-) -> tuple[list[int], list[int], list[int], list[int]]:
-    """Return ``(kinds, values, rule_start, nullable)``: ``rules`` as flat int lists; O(grammar size)."""
-    kinds: list[int] = []
-    values: list[int] = []
-    starts: list[int] = []
-    for rule in rules:
-        starts.append(len(kinds))
-        kinds.extend(int(kind) for kind, _ in rule)
-        values.extend(int(value) for _, value in rule)
-    starts.append(len(kinds))
-    return kinds, values, starts, [int(flag) for flag in nullable]
 
 
 def native_trie(core: ModuleType, vocab: Vocabulary) -> _core.VocabTrie:
@@ -67,37 +51,37 @@ def native_trie(core: ModuleType, vocab: Vocabulary) -> _core.VocabTrie:
 
 
 def native_engine(
-    core: ModuleType, grammar: Grammar, vocab: Vocabulary | None, *, max_stacks: int = MAX_STACKS
+    core: ModuleType,
+    grammar: Grammar,
+    vocab: Vocabulary | None,
+    *,
+    max_stacks: int = MAX_STACKS,
+    preserved_token_ids: Iterable[int] = (),
 ) -> _core.Engine:
-    """Return the core's compiled engine of ``grammar`` over ``vocab`` (cached per grammar object, vocabulary and
-    stack cap). Raises :class:`MatchLimitError` when even the initial state exceeds the core's limits."""
-    key = f"{vocab.fingerprint() if vocab is not None else ''}/{max_stacks}"
+    """Return the core's compiled engine of ``grammar`` over ``vocab`` (``None``: matching only, no masks).
+
+    Cached per grammar object, vocabulary, cap and preserved tokens. ``preserved_token_ids``: special tokens that
+    also stand for their text (see :class:`~gbnf_backend.compiler.CompiledGrammar`). Raises
+    :class:`MatchLimitError` when even the initial state exceeds the core's limits. Cost: linear in the grammar.
+    """
+    preserved = sorted(set(preserved_token_ids))
+    key = f"{vocab.fingerprint() if vocab is not None else ''}/{max_stacks}/{preserved}"
     with _LOCK:
         per_grammar = _ENGINES.setdefault(grammar, {})
         found = per_grammar.get(key)
     if found is not None:
         return found
     trie = native_trie(core, vocab) if vocab is not None else None
-    if vocab is not None:
-        plan = plan_chains(grammar, vocab.max_len)
-        kinds, values, starts, nullable = rule_tables(plan.rules, plan.nullable)
-        canonical = plan.canonical
-    else:
-        kinds, values, starts, nullable = rule_tables(grammar.rules, grammar.nullable)
-        canonical = []
+    # Canonical positions forget repetition counts no token can exhaust: tokens, preserved texts included.
+    longest = max([vocab.max_len, *(len(vocab.token_bytes[t]) for t in preserved)]) if vocab is not None else 0
+    chains = [(chain.rule_ids, chain.unit) for chain in grammar.chains]
     try:
-        engine: _core.Engine = core.Engine(
-            kinds,
-            values,
-            starts,
-            nullable,
-            grammar.root_id,
-            trie,
-            max_stacks=max_stacks,
-            max_work=MAX_WORK,
-            canonical=canonical,
+        engine: _core.Engine = core.compile_rules(
+            grammar.rules, grammar.nullable, grammar.root_id, chains, trie, longest, max_stacks, MAX_WORK
         )
     except core.LimitError as error:
         raise MatchLimitError(max_stacks) from error
+    if preserved:
+        engine.set_preserved(preserved)
     with _LOCK:
         return per_grammar.setdefault(key, engine)

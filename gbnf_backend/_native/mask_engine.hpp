@@ -50,6 +50,31 @@ class MaskEngine {
         std::copy(it->second.begin(), it->second.end(), out);
     }
 
+    // Preserved special tokens (e.g. [TOOL_CALLS]) stand for their text as well as for <[id]> references.
+    void set_preserved(std::vector<int64_t> ids) {
+        const VocabTrie& vocab = trie();
+        for (int64_t t : ids)
+            if (t < 0 || static_cast<uint64_t>(t) >= vocab.size() || !vocab.is_special(static_cast<size_t>(t)))
+                throw InputError("preserved token " + std::to_string(t) + " is not a special token of the vocabulary");
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        preserved_ = std::move(ids);
+        masks_.clear();
+    }
+    bool is_preserved(int64_t t) const { return std::binary_search(preserved_.begin(), preserved_.end(), t); }
+
+    // (state, partial) after preserved token t: its bytes, or a reference to it, or both (caller holds mutex()).
+    std::pair<int32_t, Partial> preserved_allowed(int32_t state, Partial partial, int64_t t) {
+        const std::string& bytes = trie().bytes_of(static_cast<size_t>(t));
+        npda_->begin_step();
+        auto fed = feed_bytes(*npda_, state, partial, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+        int32_t referenced = partial == NO_PARTIAL ? npda_->step_token_reference(state, t) : DEAD;
+        if (fed.first != DEAD && referenced != DEAD && fed.second == NO_PARTIAL)
+            return {npda_->union_states(fed.first, referenced), NO_PARTIAL};
+        if (fed.first != DEAD) return fed;
+        return {referenced, NO_PARTIAL};
+    }
+
     struct Stats {
         size_t masks = 0, mask_hits = 0, byte_states = 0, nodes_walked = 0;
     };
@@ -232,6 +257,9 @@ class MaskEngine {
             ++node;
         }
         stats_.nodes_walked += walked;
+        for (int64_t t : preserved_) {
+            if (preserved_allowed(state, partial, t).first != DEAD) words[t >> 5] |= 1u << (t & 31);
+        }
         if (partial != NO_PARTIAL) return words;
         const size_t size = trie.size();
         for (int32_t stack : npda_->stacks(state)) {
@@ -266,6 +294,7 @@ class MaskEngine {
     std::vector<int32_t> table_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> masks_;
     std::unordered_map<int32_t, std::vector<uint32_t>> boundaries_;
+    std::vector<int64_t> preserved_;
     std::vector<ByteSet> loops_;
     std::vector<uint8_t> loops_known_, loops_non_ascii_;
     Stats stats_;

@@ -159,6 +159,12 @@ class Matcher {
             next.terminated = true;
             return state_.partial == NO_PARTIAL && npda.can_end(state_.npda);
         }
+        if (engine_->is_preserved(token_id)) {
+            auto after = engine_->preserved_allowed(state_.npda, state_.partial, token_id);
+            next.npda = after.first;
+            next.partial = after.second;
+            return after.first != DEAD;
+        }
         if (!trie.is_text(t)) {
             // Special and unused (empty) tokens only through <[id]> / !<[id]> references, as the mask says.
             if (state_.partial != NO_PARTIAL) return false;

@@ -1,0 +1,136 @@
+// The element tables of a grammar as the core builds them from the Python rules, with one synthetic loop per
+// repeated unit of a long bounded repetition and the canonical position of every position.
+//
+// A link of a repetition chain S{0,n} with more repetitions left than any token is long behaves, for one token,
+// like the unit's unbounded loop `loop ::= unit loop |`; links with fewer left map to the link of the unit's
+// longest chain with as many left; positions followed by identical elements (references compared after that
+// mapping) share one representative. Masks are computed per canonical state (see Npda::canonical_state), so
+// `char{0,2000}` costs what `char*` costs. The same idea as gbnf_backend._mask_engine; linear in the grammar.
+#pragma once
+
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "common.hpp"
+
+namespace pegchat {
+
+using ElementPair = std::pair<int32_t, int32_t>;
+
+struct ChainInput {
+    std::vector<int32_t> rule_ids;  // the chain's helper rules; rule_ids[k] may still repeat n - k times
+    std::vector<ElementPair> unit;  // the repeated item's elements
+};
+
+struct Tables {
+    std::vector<int32_t> kinds, values, rule_start;
+    std::vector<uint8_t> nullable;
+    std::vector<int32_t> canonical;  // empty when there is no vocabulary (no masks)
+};
+
+inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, const std::vector<uint8_t>& nullable,
+                           const std::vector<ChainInput>& chains, int64_t max_token_length, bool with_canonical) {
+    if (nullable.size() != rules.size()) throw InputError("nullable and rules differ in length");
+    const int32_t n_rules = static_cast<int32_t>(rules.size());
+    auto rule_ok = [&](int32_t r) { return r >= 0 && r < n_rules; };
+    // Units whose chains get a loop, with the longest chain of each (first appearance keeps the numbering stable).
+    std::map<std::vector<ElementPair>, size_t> unit_index;
+    std::vector<std::vector<ElementPair>> units;
+    std::vector<const std::vector<int32_t>*> longest;
+    for (const ChainInput& chain : chains) {
+        for (int32_t r : chain.rule_ids)
+            if (!rule_ok(r)) throw InputError("chain rule id out of range");
+        bool skippable = !chain.unit.empty();
+        for (const ElementPair& e : chain.unit)
+            skippable = skippable && e.first == RULE_REF && rule_ok(e.second) && nullable[e.second];
+        if (skippable || !with_canonical) continue;  // an empty-able unit: links are not interchangeable counters
+        auto found = unit_index.find(chain.unit);
+        if (found == unit_index.end()) {
+            unit_index.emplace(chain.unit, units.size());
+            units.push_back(chain.unit);
+            longest.push_back(&chain.rule_ids);
+        } else if (chain.rule_ids.size() > longest[found->second]->size()) {
+            longest[found->second] = &chain.rule_ids;
+        }
+    }
+    Tables t;
+    std::vector<int32_t> rule_of;
+    auto append_rule = [&](const std::vector<ElementPair>& rule, int32_t id) {
+        t.rule_start.push_back(static_cast<int32_t>(t.kinds.size()));
+        for (const ElementPair& e : rule) {
+            t.kinds.push_back(e.first);
+            t.values.push_back(e.second);
+            rule_of.push_back(id);
+        }
+    };
+    for (int32_t r = 0; r < n_rules; ++r) append_rule(rules[r], r);
+    t.nullable = nullable;
+    std::vector<int32_t> loop_of(units.size());
+    for (size_t u = 0; u < units.size(); ++u) {
+        int32_t id = n_rules + static_cast<int32_t>(u);
+        std::vector<ElementPair> loop = units[u];
+        loop.push_back({RULE_REF, id});
+        loop.push_back({ALT, 0});
+        loop.push_back({END, 0});
+        append_rule(loop, id);
+        t.nullable.push_back(1);
+        loop_of[u] = id;
+    }
+    t.rule_start.push_back(static_cast<int32_t>(t.kinds.size()));
+    if (!with_canonical) return t;
+    const int64_t threshold = max_token_length + 2;
+    std::unordered_map<int32_t, int32_t> rule_map;
+    for (const ChainInput& chain : chains) {
+        auto found = unit_index.find(chain.unit);
+        if (found == unit_index.end()) continue;
+        const std::vector<int32_t>& links = *longest[found->second];
+        const int64_t n = static_cast<int64_t>(chain.rule_ids.size()), m = static_cast<int64_t>(links.size());
+        for (int64_t k = 0; k < n; ++k) {
+            int64_t left = n - k;
+            int32_t target = left >= threshold ? loop_of[found->second] : links[m - left];
+            if (target != chain.rule_ids[k]) rule_map[chain.rule_ids[k]] = target;
+        }
+    }
+    // Representatives: one backward pass; every end of an alternative behaves alike (pop).
+    const size_t size = t.kinds.size();
+    std::vector<int32_t> class_of(size, -1);
+    std::map<std::tuple<int32_t, int32_t, int32_t>, int32_t> classes;
+    for (size_t i = size; i-- > 0;) {
+        int32_t kind = t.kinds[i];
+        if (is_end_kind(kind)) continue;
+        int32_t value = t.values[i];
+        if (kind == RULE_REF) {
+            auto mapped = rule_map.find(value);
+            if (mapped != rule_map.end()) value = mapped->second;
+        }
+        int32_t after = i + 1 < size ? class_of[i + 1] : -1;
+        auto key = std::make_tuple(kind, value, after);
+        auto found = classes.find(key);
+        if (found == classes.end()) found = classes.emplace(key, static_cast<int32_t>(classes.size())).first;
+        class_of[i] = found->second;
+    }
+    std::vector<int32_t> first(classes.size(), -1), representative(size);
+    for (size_t i = 0; i < size; ++i) {
+        if (class_of[i] < 0) {
+            representative[i] = static_cast<int32_t>(i);
+        } else {
+            if (first[class_of[i]] < 0) first[class_of[i]] = static_cast<int32_t>(i);
+            representative[i] = first[class_of[i]];
+        }
+    }
+    t.canonical.resize(size);
+    for (size_t i = 0; i < size; ++i) {
+        int32_t position = static_cast<int32_t>(i);
+        auto mapped = rule_map.find(rule_of[i]);
+        if (mapped != rule_map.end()) {
+            int64_t moved = static_cast<int64_t>(t.rule_start[mapped->second]) + (position - t.rule_start[rule_of[i]]);
+            if (moved < 0 || static_cast<size_t>(moved) >= size) throw InputError("a repetition link is longer than its twin");
+            position = static_cast<int32_t>(moved);
+        }
+        t.canonical[i] = representative[position];
+    }
+    return t;
+}
+
+}  // namespace pegchat

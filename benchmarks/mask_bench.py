@@ -496,9 +496,8 @@ def per_request_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
                 f"{cold_t[2]:>7.0f} {cold_t[3]:>7.0f} | {warm_t[0]:>9.1f} {warm_t[2]:>6.0f} |"
             )
             for engine, (mean, p99) in rows.items():
-                print(
-                    f"{'':<18} ratio pegchat-{engine}/llguidance: cold mean {mean / cold_t[0]:.3g}x, p99 {p99 / cold_t[2]:.3g}x"
-                )
+                ratio = f"cold mean {mean / cold_t[0]:.3g}x, p99 {p99 / cold_t[2]:.3g}x"
+                print(f"{'':<18} ratio pegchat-{engine}/llguidance: {ratio}")
 
 
 def main() -> None:

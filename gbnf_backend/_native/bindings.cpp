@@ -246,6 +246,7 @@ NB_MODULE(_core, m) {
             auto npda = std::make_unique<Npda>(std::move(t.kinds), std::move(t.values), std::move(t.rule_start),
                                                t.nullable, root, limits);
             npda->set_canonical(std::move(t.canonical));
+            npda->set_relaxation(std::move(t.short_left), std::move(t.short_twin));
             return new Engine{std::make_shared<MaskEngine>(std::move(npda), std::move(trie))};
         },
         nb::arg("rules"), nb::arg("nullable"), nb::arg("root"), nb::arg("chains"), nb::arg("trie").none(),

@@ -8,6 +8,8 @@
 // `char{0,2000}` costs what `char*` costs. The same idea as gbnf_backend._mask_engine; linear in the grammar.
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -27,7 +29,42 @@ struct Tables {
     std::vector<int32_t> kinds, values, rule_start;
     std::vector<uint8_t> nullable;
     std::vector<int32_t> canonical;  // empty when there is no vocabulary (no masks)
+    // Per canonical position of a short link (fewer repetitions left than a token may be long): the repetitions
+    // left (0: not a short link) and the canonical position of its relaxed twin in the unit's loop.
+    std::vector<int32_t> short_left, short_twin;
 };
+
+// A lower bound on the bytes every string of each rule takes (a character or a token reference counts one),
+// by iterating to a fixed point; capped so that sums cannot overflow.
+inline std::vector<int64_t> shortest_rules(const std::vector<std::vector<ElementPair>>& rules) {
+    const int64_t cap = 1 << 20;
+    std::vector<int64_t> shortest(rules.size(), cap);
+    auto element_length = [&](const ElementPair& e) -> int64_t {
+        if (e.first == RULE_REF) return e.second >= 0 && static_cast<size_t>(e.second) < rules.size() ? shortest[e.second] : cap;
+        if (e.first == CHAR || e.first == CHAR_NOT || e.first == CHAR_ANY || is_token_kind(e.first)) return 1;
+        return 0;  // class members, ends of alternatives
+    };
+    for (size_t round = 0; round <= rules.size(); ++round) {
+        bool changed = false;
+        for (size_t r = 0; r < rules.size(); ++r) {
+            int64_t best = cap, sum = 0;
+            for (const ElementPair& e : rules[r]) {
+                if (is_end_kind(e.first)) {
+                    best = std::min(best, sum);
+                    sum = 0;
+                } else {
+                    sum = std::min(cap, sum + element_length(e));
+                }
+            }
+            if (best < shortest[r]) {
+                shortest[r] = best;
+                changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+    return shortest;
+}
 
 inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, const std::vector<uint8_t>& nullable,
                            const std::vector<ChainInput>& chains, int64_t max_token_length, bool with_canonical) {
@@ -129,6 +166,35 @@ inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, c
             position = static_cast<int32_t>(moved);
         }
         t.canonical[i] = representative[position];
+    }
+    // A short link with `left` repetitions left decides every token of at most `left` bytes like its loop does
+    // (each repetition consumes a byte): masks take those tokens from the relaxed state (see MaskEngine).
+    t.short_left.assign(size, 0);
+    t.short_twin.assign(size, -1);
+    // A repetition takes at least `unit_bytes` bytes, so `left` of them outlast any token of left * unit_bytes.
+    const std::vector<int64_t> shortest = shortest_rules(rules);
+    for (size_t u = 0; u < units.size(); ++u) {
+        int64_t unit_bytes = 0;
+        for (const ElementPair& e : units[u]) {
+            if (e.first == RULE_REF && rule_ok(e.second))
+                unit_bytes += shortest[e.second];
+            else if (e.first == CHAR || e.first == CHAR_NOT || e.first == CHAR_ANY || is_token_kind(e.first))
+                unit_bytes += 1;
+        }
+        unit_bytes = std::max<int64_t>(1, std::min<int64_t>(unit_bytes, 1 << 16));
+        const std::vector<int32_t>& links = *longest[u];
+        const int64_t m = static_cast<int64_t>(links.size());
+        const int32_t loop = loop_of[u];
+        for (int64_t left = 1; left <= std::min<int64_t>(m, threshold - 1); ++left) {
+            int32_t link = links[m - left];
+            int32_t length = t.rule_start[link + 1] - t.rule_start[link];
+            if (length != t.rule_start[loop + 1] - t.rule_start[loop]) continue;  // not the loop's layout
+            for (int32_t offset = 0; offset < length; ++offset) {
+                int32_t position = representative[t.rule_start[link] + offset];
+                t.short_left[position] = static_cast<int32_t>(std::min<int64_t>(left * unit_bytes, INT32_MAX / 2));
+                t.short_twin[position] = t.canonical[t.rule_start[loop] + offset];
+            }
+        }
     }
     return t;
 }

@@ -141,6 +141,29 @@ class MaskEngine {
         return byte_state(npda_->step_char(state, 0x80), NO_PARTIAL) == id;
     }
 
+    struct Relaxed {
+        int32_t state = DEAD_ID;  // the relaxed byte state (itself when there is no short link)
+        int64_t left = 0;         // the fewest repetitions left among its short links
+    };
+
+    // The relaxed twin of byte state `id` (see Npda::relaxed_state), cached per byte state.
+    const Relaxed& relaxed(int32_t id) {
+        if (static_cast<size_t>(id) < relaxed_known_.size() && relaxed_known_[id]) return relaxed_[id];
+        auto [state, partial] = keys_[id];
+        npda_->begin_step();
+        auto [twin, left] = npda_->relaxed_state(state);
+        Relaxed r;
+        r.state = twin == state ? id : byte_state(twin, partial);
+        r.left = left;
+        if (relaxed_.size() <= static_cast<size_t>(id)) {
+            relaxed_.resize(keys_.size() + 64);
+            relaxed_known_.resize(keys_.size() + 64, 0);
+        }
+        relaxed_[id] = r;
+        relaxed_known_[id] = 1;
+        return relaxed_[id];
+    }
+
     // A "collapsed" partial character: every code point it can still become leads to the same NPDA state (stored
     // as the byte state's NPDA state) and every remaining continuation byte is valid, so only the number of
     // continuation bytes still needed matters. Inside a string this turns ~1,000 partial states into a handful.
@@ -211,52 +234,7 @@ class MaskEngine {
         ++stats_.masks;
         const VocabTrie& trie = this->trie();
         std::vector<uint32_t> words(trie.n_words(), 0);
-        const auto& node_byte = trie.node_byte();
-        const auto& depth = trie.node_depth();
-        const auto& end = trie.node_end();
-        const auto& begin = trie.token_begin();
-        const auto& tokens = trie.tokens();
-        const auto& below = trie.below();
-        std::vector<int32_t> at_depth(trie.max_depth() + 1, DEAD_ID);
-        at_depth[0] = byte_state(state, partial);
-        const size_t n = trie.n_nodes();
-        size_t node = 1;
-        size_t walked = 0;
-        while (node < n) {
-            ++walked;
-            uint16_t d = depth[node];
-            int32_t next = transition(at_depth[d - 1], node_byte[node]);
-            if (next == DEAD_ID) {
-                node = static_cast<size_t>(end[node]);
-                continue;
-            }
-            // A state that every byte below this node leads back to accepts the whole subtree: mark its tokens
-            // (contiguous in preorder) without walking it. Free text (string contents) is mostly such subtrees.
-            // Non-ASCII bytes below are fine when every non-ASCII character leads back here and the bytes below
-            // are valid UTF-8 (a token may end inside a character: the partial is viable).
-            const ByteSet& rest = below[node];
-            const ByteSet& loops = loop_bytes(next);
-            bool ascii_loops = (rest[0] & ~loops[0]) == 0 && (rest[1] & ~loops[1]) == 0;
-            bool other_loops = (rest[2] | rest[3]) == 0 ||
-                               ((rest[2] & ~loops[2]) == 0 && (rest[3] & ~loops[3]) == 0) ||
-                               (loops_non_ascii_[next] && trie.utf8_below(node));
-            if (ascii_loops && other_loops) {
-                size_t last = static_cast<size_t>(end[node]);
-                for (int32_t i = begin[node]; i < begin[last]; ++i) {
-                    uint32_t t = static_cast<uint32_t>(tokens[i]);
-                    words[t >> 5] |= 1u << (t & 31);
-                }
-                node = last;
-                continue;
-            }
-            at_depth[d] = next;
-            for (int32_t i = begin[node]; i < begin[node + 1]; ++i) {
-                uint32_t t = static_cast<uint32_t>(tokens[i]);
-                words[t >> 5] |= 1u << (t & 31);
-            }
-            ++node;
-        }
-        stats_.nodes_walked += walked;
+        walk(byte_state(state, partial), words);
         for (int64_t t : preserved_) {
             if (preserved_allowed(state, partial, t).first != DEAD) words[t >> 5] |= 1u << (t & 31);
         }
@@ -286,6 +264,88 @@ class MaskEngine {
         return words;
     }
 
+    // Marks the tokens that keep byte state `start` alive. One forward scan of the preorder trie: dead subtrees
+    // are jumped over and so is a subtree whose bytes all lead a state back to itself (accepted whole). Tokens are
+    // contiguous in preorder, so the scan yields accepted and refused runs of the preorder token list that cover
+    // it; the mask is written from the smaller side (free text refuses a few thousand tokens, accepts 120,000).
+    void walk(int32_t start, std::vector<uint32_t>& words) {
+        if (start == DEAD_ID) return;
+        const VocabTrie& trie = this->trie();
+        const auto& node_byte = trie.node_byte();
+        const auto& depth = trie.node_depth();
+        const auto& end = trie.node_end();
+        const auto& begin = trie.token_begin();
+        const auto& tokens = trie.tokens();
+        const auto& below = trie.below();
+        const auto& longest_below = trie.longest_below();
+        std::vector<int32_t> at_depth(trie.max_depth() + 1, DEAD_ID);
+        at_depth[0] = start;
+        const size_t n = trie.n_nodes();
+        size_t node = 1, walked = 0;
+        std::vector<std::pair<int32_t, int32_t>> accepted, refused;
+        int64_t n_accepted = 0;
+        auto add = [](std::vector<std::pair<int32_t, int32_t>>& runs, int32_t from, int32_t to) {
+            if (from >= to) return;
+            if (!runs.empty() && runs.back().second == from)
+                runs.back().second = to;
+            else
+                runs.push_back({from, to});
+        };
+        while (node < n) {
+            ++walked;
+            uint16_t d = depth[node];
+            int32_t next = transition(at_depth[d - 1], node_byte[node]);
+            if (next == DEAD_ID) {
+                size_t last = static_cast<size_t>(end[node]);
+                add(refused, begin[node], begin[last]);
+                node = last;
+                continue;
+            }
+            // Inside short bounded repetitions (x{0,40}: every character a new state) the rest of every token
+            // below may be decided by the relaxed state (the repetitions' loops, which return to themselves and
+            // so are walked little) when it is no longer than the repetitions left allow.
+            const Relaxed& r = relaxed(next);
+            if (r.state != next && static_cast<int64_t>(longest_below[node]) - d <= r.left) next = r.state;
+            // Non-ASCII bytes below are fine when every non-ASCII character leads back here and the bytes below
+            // are valid UTF-8 (a token may end inside a character: the partial is viable).
+            const ByteSet& rest = below[node];
+            const ByteSet& loops = loop_bytes(next);
+            bool ascii_loops = (rest[0] & ~loops[0]) == 0 && (rest[1] & ~loops[1]) == 0;
+            bool other_loops = (rest[2] | rest[3]) == 0 ||
+                               ((rest[2] & ~loops[2]) == 0 && (rest[3] & ~loops[3]) == 0) ||
+                               (loops_non_ascii_[next] && trie.utf8_below(node));
+            if (ascii_loops && other_loops) {
+                size_t last = static_cast<size_t>(end[node]);
+                add(accepted, begin[node], begin[last]);
+                n_accepted += begin[last] - begin[node];
+                node = last;
+                continue;
+            }
+            at_depth[d] = next;
+            add(accepted, begin[node], begin[node + 1]);
+            n_accepted += begin[node + 1] - begin[node];
+            ++node;
+        }
+        stats_.nodes_walked += walked;
+        auto set = [&](int32_t i) {
+            uint32_t t = static_cast<uint32_t>(tokens[i]);
+            words[t >> 5] |= 1u << (t & 31);
+        };
+        if (n_accepted * 2 <= static_cast<int64_t>(tokens.size())) {
+            for (const auto& run : accepted)
+                for (int32_t i = run.first; i < run.second; ++i) set(i);
+            return;
+        }
+        std::vector<uint32_t> refused_words(words.size(), 0);
+        for (const auto& run : refused)
+            for (int32_t i = run.first; i < run.second; ++i) {
+                uint32_t t = static_cast<uint32_t>(tokens[i]);
+                refused_words[t >> 5] |= 1u << (t & 31);
+            }
+        const auto& text = trie.text_words();
+        for (size_t w = 0; w < words.size(); ++w) words[w] |= text[w] & ~refused_words[w];
+    }
+
     std::unique_ptr<Npda> npda_;
     std::shared_ptr<const VocabTrie> trie_;
     std::mutex mutex_;
@@ -296,7 +356,8 @@ class MaskEngine {
     std::unordered_map<int32_t, std::vector<uint32_t>> boundaries_;
     std::vector<int64_t> preserved_;
     std::vector<ByteSet> loops_;
-    std::vector<uint8_t> loops_known_, loops_non_ascii_;
+    std::vector<uint8_t> loops_known_, loops_non_ascii_, relaxed_known_;
+    std::vector<Relaxed> relaxed_;
     Stats stats_;
 };
 

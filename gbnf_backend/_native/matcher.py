@@ -16,7 +16,6 @@ import numpy.typing as npt
 
 from .._elements import complement_ranges, merge_ranges
 from .._npda import NextChars
-from ..grammar import Grammar
 from ..matcher import GrammarMatcher
 from . import load_core
 from .engine import native_engine
@@ -39,26 +38,25 @@ class NativeGrammarMatcher(GrammarMatcher):
 
     def __init__(
         self,
-        grammar: Grammar | str,
-        vocab: Vocabulary,
+        grammar: Any,
+        vocab: Vocabulary | None = None,
         *,
         triggers: Sequence[Trigger] | None = None,
         max_rollback_tokens: int = 256,
     ) -> None:
+        # The Python side resolves the grammar (compiling it through the vocabulary's compiler when needed) and
+        # keeps the Python engine for what the core does not do yet (lazy triggers).
+        GrammarMatcher.__init__(self, grammar, vocab, triggers=triggers, max_rollback_tokens=max_rollback_tokens)
         core = load_core()
         if core is None:
             raise RuntimeError("the compiled core is not available (see gbnf_backend.engine_name())")
-        if triggers:
+        if self.lazy:
             raise ValueError("lazy matchers (triggers) run on the Python engine")
-        if isinstance(grammar, str):
-            grammar = Grammar.from_gbnf(grammar)
-        self.grammar = grammar
-        self.vocab = vocab
-        self.triggers = ()
-        self.lazy = False
-        self.patterns_exact = True
-        self._max_history = max(16, max_rollback_tokens)
-        self.native_engine: _core.Engine = native_engine(core, grammar, vocab)
+        preserved = getattr(self, "compiled", None)
+        preserved_ids = getattr(preserved, "preserved_token_ids", ())
+        self.native_engine: _core.Engine = native_engine(
+            core, self.grammar, self.vocab, preserved_token_ids=preserved_ids
+        )
         self._native: _core.Matcher = core.Matcher(self.native_engine, self._max_history)
 
     # ---- lifecycle ---------------------------------------------------------------------------------------------
@@ -71,11 +69,13 @@ class NativeGrammarMatcher(GrammarMatcher):
     def error(self, value: str | None) -> None:
         if value is not None:
             raise AttributeError("the error state is set by the matcher itself")
-        if self._native.is_error():
-            self._native.rollback(0)
+        # GrammarMatcher.__init__ clears the error before the core's matcher exists; later, reset() clears it.
 
     def reset(self) -> None:
         """Return to the initial state and clear the error and the history."""
+        if "_native" not in self.__dict__:  # called by GrammarMatcher.__init__, before the core's matcher exists
+            GrammarMatcher.reset(self)
+            return
         self._native.reset()
 
     def fork(self) -> NativeGrammarMatcher:

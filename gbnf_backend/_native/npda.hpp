@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -211,6 +212,41 @@ class Npda {
         return result;
     }
 
+    // Sets the short-link relaxation (see chains.hpp): per position the repetitions left (0: none) and its twin.
+    void set_relaxation(std::vector<int32_t> left, std::vector<int32_t> twin) {
+        if (left.empty()) return;
+        if (left.size() != kind_.size() || twin.size() != kind_.size()) throw InputError("relaxation size");
+        for (size_t p = 0; p < left.size(); ++p) {
+            if (left[p] == 0) continue;
+            int32_t c = twin[p];
+            if (left[p] < 0 || c < 0 || static_cast<size_t>(c) >= kind_.size() || kind_[c] != kind_[p] ||
+                (is_token_kind(kind_[p]) && value_[c] != value_[p]))
+                throw InputError("relaxed twin of " + std::to_string(p) + " is not like it");
+        }
+        short_left_ = std::move(left);
+        short_twin_ = std::move(twin);
+    }
+
+    // (the state with every short link replaced by its loop twin, the fewest repetitions left among them); the
+    // state itself and INT32_MAX when it has none. Memoised per node and per state.
+    std::pair<int32_t, int32_t> relaxed_state(int32_t state) {
+        check_state(state);
+        if (short_left_.empty()) return {state, INT32_MAX};
+        auto found = relaxed_states_.find(state);
+        if (found != relaxed_states_.end()) return found->second;
+        std::vector<int32_t> out;
+        int32_t fewest = INT32_MAX;
+        std::vector<int32_t> current = states_[state].stacks;
+        for (int32_t stack : current) {
+            auto r = relaxed_node(stack);
+            out.push_back(r.first);
+            fewest = std::min(fewest, r.second);
+        }
+        std::pair<int32_t, int32_t> result{fewest == INT32_MAX ? state : intern(std::move(out)), fewest};
+        relaxed_states_.emplace(state, result);
+        return result;
+    }
+
     // Positions of a stack, top first (for tests).
     std::vector<int32_t> stack_positions(int32_t node) const {
         if (node < 0 || static_cast<size_t>(node) >= node_position_.size()) throw InputError("unknown stack node");
@@ -232,6 +268,28 @@ class Npda {
 
    private:
     static constexpr int32_t NOT_COMPUTED = -2;
+
+    std::pair<int32_t, int32_t> relaxed_node(int32_t node) {
+        std::vector<int32_t> pending;
+        auto known = [&](int32_t n) { return n <= SENTINEL || relaxed_nodes_.count(n) > 0; };
+        while (!known(node)) {
+            pending.push_back(node);
+            node = node_parent_[node];
+        }
+        std::pair<int32_t, int32_t> below =
+            node <= SENTINEL ? std::make_pair(node, INT32_MAX) : relaxed_nodes_[node];
+        for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+            int32_t p = node_position_[*it];
+            int32_t fewest = below.second;
+            if (short_left_[p] > 0) {
+                fewest = std::min(fewest, short_left_[p]);
+                p = short_twin_[p];
+            }
+            below = {push(p, below.first), fewest};
+            relaxed_nodes_[*it] = below;
+        }
+        return below;
+    }
 
     int32_t canonical_node(int32_t node) {
         std::vector<int32_t> pending;
@@ -438,7 +496,8 @@ class Npda {
     std::unordered_map<int32_t, std::vector<int32_t>> closures_;
     std::vector<StateInfo> states_;
     std::unordered_map<std::vector<int32_t>, int32_t, VectorHash> state_index_;
-    std::vector<int32_t> canonical_;
+    std::vector<int32_t> canonical_, short_left_, short_twin_;
+    std::unordered_map<int32_t, std::pair<int32_t, int32_t>> relaxed_nodes_, relaxed_states_;
     std::unordered_map<int32_t, int32_t> canonical_nodes_, canonical_states_;
     int32_t initial_ = DEAD;
     size_t work_ = 0;

@@ -37,6 +37,9 @@ class VocabTrie {
             kind_[t] = EOS;
             eos_words_[t >> 5] |= 1u << (t & 31);
         }
+        text_words_.assign(n_words_, 0);
+        for (size_t t = 0; t < size_; ++t)
+            if (kind_[t] == TEXT) text_words_[t >> 5] |= 1u << (t & 31);
         all_but_eos_words_.assign(n_words_, 0);
         for (size_t t = 0; t < size_; ++t)
             if (kind_[t] != EOS) all_but_eos_words_[t >> 5] |= 1u << (t & 31);
@@ -59,6 +62,7 @@ class VocabTrie {
     const std::string& bytes_of(size_t t) const { return token_bytes_[t]; }
     const std::vector<uint32_t>& eos_words() const { return eos_words_; }
     const std::vector<uint32_t>& all_but_eos_words() const { return all_but_eos_words_; }
+    const std::vector<uint32_t>& text_words() const { return text_words_; }
 
     // Preorder arrays (read by the mask walk).
     const std::vector<uint8_t>& node_byte() const { return byte_; }
@@ -68,6 +72,8 @@ class VocabTrie {
     const std::vector<int32_t>& tokens() const { return tokens_; }
     // The bytes that occur strictly below each node (what the rest of any token through it may consume).
     const std::vector<ByteSet>& below() const { return below_; }
+    // The length of the longest token at or below each node (0: none).
+    const std::vector<uint16_t>& longest_below() const { return longest_below_; }
     // Whether every byte string below each node is valid UTF-8 read from a character boundary.
     bool utf8_below(size_t node) const { return utf8_ok_[node] & 1; }
 
@@ -172,7 +178,11 @@ class VocabTrie {
             parent[node] = path.empty() ? 0 : path.back();
             path.push_back(static_cast<int32_t>(node));
         }
+        longest_below_.assign(n, 0);
+        for (size_t node = 0; node < n; ++node)
+            if (token_begin_[node] < token_begin_[node + 1]) longest_below_[node] = depth_[node];
         for (size_t node = n - 1; node >= 1; --node) {
+            longest_below_[parent[node]] = std::max(longest_below_[parent[node]], longest_below_[node]);
             uint8_t ok = 0;
             for (int q = 0; q < 8; ++q) {
                 int r = utf8_next(q, byte_[node]);
@@ -187,10 +197,11 @@ class VocabTrie {
     size_t max_depth_ = 0;
     std::vector<uint8_t> kind_;
     std::vector<std::string> token_bytes_;
-    std::vector<uint32_t> eos_words_, all_but_eos_words_;
+    std::vector<uint32_t> eos_words_, all_but_eos_words_, text_words_;
     std::vector<uint8_t> byte_;
     std::vector<ByteSet> below_;
     std::vector<uint8_t> utf8_ok_;
+    std::vector<uint16_t> longest_below_;
     std::vector<uint16_t> depth_;
     std::vector<int32_t> end_, token_begin_, tokens_;
 };

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gbnf_backend import Grammar, GrammarError
+from gbnf_backend import Grammar, GrammarError, json_schema_to_gbnf
 from gbnf_backend.vocab import Vocabulary
 from tests.corpora import CORPORA
 
@@ -125,6 +125,30 @@ def test_full_masks_on_the_real_vocabulary_equal_the_oracle(gbnf: str, text: str
     for cut in cuts:
         native, oracle = native_matcher(grammar, vocab), OracleMatcher(grammar, vocab)
         assert native.accept_string(text[:cut]) and oracle.accept_string(text[:cut])
+        got, expected = mask_of(native), mask_of(oracle)
+        assert (got == expected).all(), f"cut {cut}: differs at {np.flatnonzero(got != expected)[:10]}"
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "maxLength": 120},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 12}, "maxItems": 4},
+        "n": {"type": "integer", "minimum": 1, "maximum": 14},
+    },
+    "required": ["title", "tags"],
+    "additionalProperties": False,
+}
+SCHEMA_TEXT = '{"title": "Weekly outlook été 天气 for Lyon", "tags": ["rain", "résumé", "x"], "n": 7}'
+
+
+def test_full_masks_inside_short_bounded_repetitions_on_the_real_vocabulary() -> None:
+    vocab = tekken()
+    grammar = Grammar.from_gbnf(json_schema_to_gbnf(SCHEMA))
+    cuts = sorted({*range(0, len(SCHEMA_TEXT), 3), 11, 12, 47, 48, 56, 57, 58, 63, 64, 70, 71, 72, len(SCHEMA_TEXT)})
+    for cut in cuts:
+        native, oracle = native_matcher(grammar, vocab), OracleMatcher(grammar, vocab)
+        assert native.accept_string(SCHEMA_TEXT[:cut]) and oracle.accept_string(SCHEMA_TEXT[:cut])
         got, expected = mask_of(native), mask_of(oracle)
         assert (got == expected).all(), f"cut {cut}: differs at {np.flatnonzero(got != expected)[:10]}"
 

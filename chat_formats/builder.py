@@ -1,5 +1,8 @@
 """Chat builders on top of :mod:`peg`: semantic tags and helpers for the recurring tool-call shapes.
 
+The names live in three modules, all re-exported here: ``_tags.py`` (tags, gaps, JSON whitespace), ``_tools.py``
+(the request's tools) and ``_calls.py`` (JSON, XML-style and pythonic call parsers).
+
 Tags tell the mapper (``mapper.py``) what a region of the output means. Pieces that must never stream half
 (tool names, ids, markers, argument names) are wrapped in :func:`peg.atomic`, so no AST node exists for them
 until they are complete; values (reasoning, content, arguments) are not, so they stream.
@@ -22,43 +25,77 @@ All helpers cost O(size of the tool schemas) to build; building is done once per
 
 from __future__ import annotations
 
-import ast
-import json
-import re
-import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-from peg import (
-    GrammarWarning,
-    Parser,
-    atomic,
-    choice,
-    eps,
-    json_string_content,
-    literal,
-    optional,
-    rule,
-    schema,
-    space,
-    tag,
-    until_one_of,
-    zero_or_more,
+from ._calls import (
+    MAX_PERMUTED_ARGS,
+    ArgsOrderWarning,
+    XmlMarkers,
+    json_tool_call,
+    permuted_args,
+    python_literal_json,
+    tool_choice_of,
+    xml_tool_call,
 )
-from peg import json as json_value
+from ._tags import (
+    BLOCK,
+    CONTENT,
+    CONTENT_JSON_STRING,
+    GAP_MAX,
+    JSON_WS_MAX,
+    REASONING,
+    TOOL,
+    TOOL_ARG,
+    TOOL_ARG_CLOSE,
+    TOOL_ARG_CONVERTED_VALUE,
+    TOOL_ARG_JSON_VALUE,
+    TOOL_ARG_NAME,
+    TOOL_ARG_OPEN,
+    TOOL_ARG_PYTHON_VALUE,
+    TOOL_ARG_STRING_VALUE,
+    TOOL_ARGS,
+    TOOL_CLOSE,
+    TOOL_ID,
+    TOOL_NAME,
+    TOOL_OPEN,
+    VALUE_CONVERTERS,
+    block,
+    content,
+    content_json_string,
+    gap,
+    implied_arg_name,
+    implied_tool_name,
+    json_seq,
+    json_ws,
+    reasoning,
+    tool,
+    tool_arg,
+    tool_arg_close,
+    tool_arg_converted_value,
+    tool_arg_json_value,
+    tool_arg_name,
+    tool_arg_open,
+    tool_arg_python_value,
+    tool_arg_string_value,
+    tool_args,
+    tool_close,
+    tool_id,
+    tool_name,
+    tool_open,
+)
+from ._tools import ToolsError, ToolSpec, parse_tools, schema_is_string
 
 __all__ = [
     "BLOCK",
     "CONTENT",
     "CONTENT_JSON_STRING",
     "GAP_MAX",
+    "JSON_WS_MAX",
     "MAX_PERMUTED_ARGS",
     "REASONING",
     "TOOL",
     "TOOL_ARG",
     "TOOL_ARGS",
     "TOOL_ARG_CLOSE",
+    "TOOL_ARG_CONVERTED_VALUE",
     "TOOL_ARG_JSON_VALUE",
     "TOOL_ARG_NAME",
     "TOOL_ARG_OPEN",
@@ -68,6 +105,7 @@ __all__ = [
     "TOOL_ID",
     "TOOL_NAME",
     "TOOL_OPEN",
+    "VALUE_CONVERTERS",
     "ArgsOrderWarning",
     "ToolSpec",
     "ToolsError",
@@ -78,7 +116,9 @@ __all__ = [
     "gap",
     "implied_arg_name",
     "implied_tool_name",
+    "json_seq",
     "json_tool_call",
+    "json_ws",
     "parse_tools",
     "permuted_args",
     "python_literal_json",
@@ -87,6 +127,7 @@ __all__ = [
     "tool",
     "tool_arg",
     "tool_arg_close",
+    "tool_arg_converted_value",
     "tool_arg_json_value",
     "tool_arg_name",
     "tool_arg_open",
@@ -100,412 +141,3 @@ __all__ = [
     "tool_open",
     "xml_tool_call",
 ]
-
-REASONING = "reasoning"
-CONTENT = "content"
-CONTENT_JSON_STRING = "content-json-string"
-BLOCK = "block"
-TOOL = "tool"
-TOOL_OPEN = "tool-open"
-TOOL_CLOSE = "tool-close"
-TOOL_ID = "tool-id"
-TOOL_NAME = "tool-name"
-TOOL_ARGS = "tool-args"
-TOOL_ARG = "tool-arg"
-TOOL_ARG_OPEN = "tool-arg-open"
-TOOL_ARG_CLOSE = "tool-arg-close"
-TOOL_ARG_NAME = "tool-arg-name"
-TOOL_ARG_STRING_VALUE = "tool-arg-string-value"
-TOOL_ARG_JSON_VALUE = "tool-arg-json-value"
-TOOL_ARG_PYTHON_VALUE = "tool-arg-python-value"
-
-GAP_MAX = 8
-"""The most whitespace :func:`gap` allows between structural markers (real outputs use one to three characters).
-Bounded in the parser and the grammar alike, so a sampler driven by the grammar cannot loop on whitespace."""
-
-MAX_PERMUTED_ARGS = 6
-"""Up to this many properties, XML-style arguments are parsed (and constrained) by an automaton over the set of
-arguments already given: any order, each at most once, all required ones present (2^n rules: 64 at the limit).
-No compact exact GBNF exists for "any order, each at most once" (context-free grammars of permutations grow
-exponentially), so beyond the limit any sequence of known arguments is accepted — by the parser and the grammar
-alike — the mapper reports duplicates and missing ones, and building the call warns (:class:`ArgsOrderWarning`)."""
-
-
-class ArgsOrderWarning(GrammarWarning):
-    """A tool has more than :data:`MAX_PERMUTED_ARGS` properties: its XML-style arguments are not checked for
-    duplicates or missing required ones by the parser or the grammar (the mapper still reports them)."""
-
-
-class ToolsError(ValueError):
-    """The ``tools`` of a request are malformed (not OpenAI function tools, duplicate names, ...)."""
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One function tool of the request: ``name``, ``parameters`` (a JSON Schema object), ``rule`` (the GBNF/AST
-    rule name of its call parser, unique within the request)."""
-
-    name: str
-    parameters: Mapping[str, Any]
-    rule: str
-    properties: Mapping[str, Any] = field(default_factory=dict)
-    required: tuple[str, ...] = ()
-
-    def property_schema(self, arg: str) -> Any:
-        """The JSON Schema of argument ``arg`` (``{}``, i.e. anything, for an unknown one)."""
-        return self.properties.get(arg, {})
-
-
-_RULE_CHARS = re.compile(r"[^A-Za-z0-9]+")
-
-
-def parse_tools(tools: Iterable[Mapping[str, Any]]) -> list[ToolSpec]:
-    """Validate OpenAI tool dicts and return their :class:`ToolSpec`; raises :class:`ToolsError`. Cost O(n)."""
-    specs: list[ToolSpec] = []
-    names: set[str] = set()
-    rules: set[str] = set()
-    for i, item in enumerate(tools):
-        if not isinstance(item, Mapping):
-            raise ToolsError(f"tools[{i}] is not an object")
-        if item.get("type", "function") != "function":
-            raise ToolsError(f"tools[{i}]: only type 'function' is supported, got {item.get('type')!r}")
-        fn = item.get("function")
-        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str) or not fn["name"]:
-            raise ToolsError(f"tools[{i}]: missing function.name")
-        name: str = fn["name"]
-        if name in names:
-            raise ToolsError(f"tools[{i}]: duplicate tool name {name!r}")
-        names.add(name)
-        params = fn.get("parameters")
-        if params is None:
-            params = {"type": "object", "properties": {}}
-        if not isinstance(params, Mapping):
-            raise ToolsError(f"tools[{i}] ({name}): parameters must be a JSON Schema object")
-        props = params.get("properties") or {}
-        required = params.get("required") or []
-        if not isinstance(props, Mapping) or not isinstance(required, list):
-            raise ToolsError(f"tools[{i}] ({name}): malformed properties/required")
-        base = "tool-" + (_RULE_CHARS.sub("-", name).strip("-") or "x")
-        rule_name, k = base, 1
-        while rule_name in rules:  # names that sanitise alike (get_weather / get-weather) get a suffix
-            k += 1
-            rule_name = f"{base}-{k}"
-        rules.add(rule_name)
-        specs.append(ToolSpec(name, params, rule_name, props, tuple(str(r) for r in required)))
-    return specs
-
-
-def schema_is_string(s: Any) -> bool:
-    """Whether a property schema describes a string (so XML-style values are raw text, not JSON).
-
-    True for ``type: "string"`` (also in a type list alongside only ``null``), string ``enum``/``const``, and
-    ``anyOf``/``oneOf`` whose non-null branches are all strings. Cost O(size of ``s``).
-    """
-    if not isinstance(s, Mapping):
-        return False
-    t = s.get("type")
-    if t == "string":
-        return True
-    if isinstance(t, list):
-        kinds = [k for k in t if k != "null"]
-        return bool(kinds) and all(k == "string" for k in kinds)
-    if t is None:
-        if "enum" in s:
-            return all(isinstance(v, str) for v in s["enum"])
-        if "const" in s:
-            return isinstance(s["const"], str)
-        for key in ("anyOf", "oneOf"):
-            if isinstance(s.get(key), list):
-                branches = [b for b in s[key] if not (isinstance(b, Mapping) and b.get("type") == "null")]
-                return bool(branches) and all(schema_is_string(b) for b in branches)
-    return False
-
-
-# --- tags -------------------------------------------------------------------------------------------------------
-class TagMaker(Protocol):
-    """A tag helper: ``(p, terminator=None) -> Parser``; a ``terminator`` is matched right after ``p``, inside the
-    atomic for atomic helpers (so e.g. a name node exists only once the text after it proves it ended)."""
-
-    def __call__(self, p: Parser | str, terminator: Parser | str | None = None) -> Parser: ...
-
-
-def _tagger(name: str, doc: str, *, whole: bool = False) -> TagMaker:
-    """The helper that tags its argument ``name`` (``whole``: atomic too, so it never streams half)."""
-
-    def make(p: Parser | str, terminator: Parser | str | None = None) -> Parser:
-        inner = tag(name, p) if terminator is None else tag(name, p) + terminator
-        return atomic(inner) if whole else inner
-
-    make.__name__ = make.__qualname__ = name.replace("-", "_")
-    make.__doc__ = doc
-    return make
-
-
-reasoning = _tagger(REASONING, "Reasoning text (streams).")
-content = _tagger(CONTENT, "Content text (streams).")
-content_json_string = _tagger(
-    CONTENT_JSON_STRING,
-    "Content written as the inside of a JSON string (streams; the mapper decodes its escapes).",
-)
-block = _tagger(
-    BLOCK,
-    "A structural unit (e.g. a harmony message with its end marker): once complete, the text it covers counts "
-    "as consumed even where no other tag covers it (used to decide what unparsed text to return as content).",
-)
-tool = _tagger(TOOL, "One tool call (its children give id, name and arguments).")
-tool_open = _tagger(TOOL_OPEN, "The opening marker of a call (atomic).", whole=True)
-tool_close = _tagger(
-    TOOL_CLOSE, "The closing marker of a call (atomic): the call's arguments are complete.", whole=True
-)
-tool_id = _tagger(
-    TOOL_ID,
-    "A call id written by the model (atomic: never streamed half); ``terminator`` as for tool_name.",
-    whole=True,
-)
-tool_name = _tagger(
-    TOOL_NAME,
-    "A tool name (atomic). ``terminator`` (e.g. the closing quote) is matched inside the atomic, so the name "
-    "node exists only once the text after the name proves the name ended. A trailing run of ``chars`` needs no "
-    "terminator: at the end of a partial input it needs more input, so the atomic holds it back.",
-    whole=True,
-)
-tool_args = _tagger(TOOL_ARGS, "JSON arguments text (streams as a prefix of the final JSON).")
-tool_arg = _tagger(TOOL_ARG, "One XML-style argument (name + value).")
-tool_arg_open = _tagger(TOOL_ARG_OPEN, "The opening marker of an argument (atomic).", whole=True)
-tool_arg_close = _tagger(
-    TOOL_ARG_CLOSE, "The closing marker of an argument (atomic): the value is complete.", whole=True
-)
-tool_arg_name = _tagger(
-    TOOL_ARG_NAME, "An argument name (a tag; put it inside tool_arg_open so it is atomic with its markers)."
-)
-tool_arg_string_value = _tagger(TOOL_ARG_STRING_VALUE, "A raw string value (streams; JSON-escaped by the mapper).")
-tool_arg_json_value = _tagger(
-    TOOL_ARG_JSON_VALUE, "A value written as JSON (held back by the mapper until complete, then typed by the schema)."
-)
-
-tool_arg_python_value = _tagger(
-    TOOL_ARG_PYTHON_VALUE,
-    "A value written as a Python literal (held back by the mapper until complete, then converted to JSON).",
-)
-
-
-def implied_tool_name(name: str) -> Parser:
-    """A tool name the output implies without spelling it (Functionary's ``<|python_tag|>`` means the ``python``
-    tool): a zero-width node tagged ``tool-name=NAME``, read by the mapper like a :func:`tool_name` node."""
-    return tag(f"{TOOL_NAME}={name}", eps())
-
-
-def implied_arg_name(key: str) -> Parser:
-    """An argument name the output implies (raw code after ``<|python_tag|>`` is the ``code`` argument): a
-    zero-width node tagged ``tool-arg-name=KEY``, read by the mapper like a :func:`tool_arg_name` node."""
-    return tag(f"{TOOL_ARG_NAME}={key}", eps())
-
-
-def gap() -> Parser:
-    """Whitespace between structural markers (calls, arguments, section markers): at most :data:`GAP_MAX`."""
-    return space(GAP_MAX)
-
-
-# --- helpers ----------------------------------------------------------------------------------------------------
-def tool_choice_of(tools: Sequence[ToolSpec], make: Callable[[ToolSpec], Parser]) -> Parser:
-    """``choice`` of ``make(tool)`` over ``tools``, longest name first (a name that is a prefix of another one is
-    only tried once the longer one has failed). Raises ``ValueError`` for no tools."""
-    if not tools:
-        raise ValueError("tool_choice_of: no tools")
-    ordered = sorted(tools, key=lambda t: (-len(t.name), t.name))
-    return choice(*(make(t) for t in ordered))
-
-
-def _json_key(key: str) -> Parser:
-    return literal(json.dumps(key, ensure_ascii=False)) << ":"
-
-
-def json_tool_call(
-    spec: ToolSpec,
-    *,
-    name_key: str = "name",
-    args_key: str = "arguments",
-    id_key: str | None = None,
-    id_value: Parser | None = None,
-    orders: Sequence[Sequence[str]] = (("name", "arguments"),),
-) -> Parser:
-    """The rule ``spec.rule``: one JSON call object for ``spec``.
-
-    ``orders`` lists the accepted member orders, using the roles ``"name"``, ``"arguments"`` and ``"id"`` (the id
-    member needs ``id_key``; its value parser ``id_value`` defaults to any JSON string content). Arguments are
-    parsed as any JSON value and constrained in GBNF by the tool's parameters schema. Whitespace between JSON
-    tokens is free (``<<``).
-    """
-    quoted_name = json.dumps(spec.name, ensure_ascii=False)[1:-1]
-    members: dict[str, Parser] = {
-        "name": _json_key(name_key) << literal('"') + tool_name(quoted_name, '"'),
-        "arguments": _json_key(args_key) << tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters))),
-    }
-    if id_key is not None:
-        value = id_value if id_value is not None else json_string_content()
-        members["id"] = _json_key(id_key) << tool_id(literal('"') + value + '"')
-    variants: list[Parser] = []
-    for order in orders:
-        body: Parser | None = None
-        for role in order:
-            part = members[role]
-            body = part if body is None else body << "," << part
-        if body is None:
-            raise ValueError("json_tool_call: an empty member order")
-        variants.append(tool(literal("{") << body << "}"))
-    return rule(spec.rule, choice(*variants))
-
-
-@dataclass(frozen=True)
-class XmlMarkers:
-    """Markers of an XML-style call; defaults are Qwen3-Coder's.
-
-    A call is ``function_open NAME name_suffix`` then arguments ``param_open KEY key_suffix ["\\n"] VALUE
-    value_end`` (whitespace between them free), then ``function_close``. ``value_ends`` are the accepted value
-    closers, the first being the canonical one; string values are raw text up to the first of them, other values
-    JSON. ``name_suffix`` and ``key_suffix`` may be parsers (e.g. a look-ahead ending a bare name, or a key closer
-    followed by a value opener); ``value_newline``: one newline framing the value's start is not part of it.
-    """
-
-    function_open: str = "<function="
-    name_suffix: str | Parser = ">"
-    function_close: str = "</function>"
-    param_open: str = "<parameter="
-    key_suffix: str | Parser = ">"
-    value_ends: tuple[str, ...] = ("\n</parameter>", "</parameter>")
-    value_newline: bool = True
-
-
-def _xml_arg(spec: ToolSpec, key: str, m: XmlMarkers) -> Parser:
-    prop = spec.property_schema(key)
-    ends = list(m.value_ends)
-    closer = tool_arg_close(choice(*ends))
-    if schema_is_string(prop):
-        raw = until_one_of(ends)
-        if _texts_end_cleanly(prop, ends):  # the grammar allows only the listed texts; the parser reads any
-            raw = schema(raw, f"{spec.rule}-{_RULE_CHARS.sub('-', key)}", prop, raw=True)
-        value = tool_arg_string_value(raw)
-    else:
-        value = tool_arg_json_value(schema(until_one_of(ends), f"{spec.rule}-{_RULE_CHARS.sub('-', key)}", prop))
-    opener = tool_arg_open(m.param_open + tool_arg_name(key) + m.key_suffix)
-    return tool_arg((opener + optional("\n") if m.value_newline else opener) + value + closer)
-
-
-def _texts_end_cleanly(prop: Any, ends: Sequence[str]) -> bool:
-    """Whether ``prop`` lists its strings (``enum``/``const``) and each, followed by any of ``ends``, is read
-    back whole by ``until_one_of(ends)`` (no end starts inside the text)."""
-    if not isinstance(prop, Mapping):
-        return False
-    enum = prop.get("enum")
-    texts = enum if isinstance(enum, list) else [prop["const"]] if "const" in prop else None
-    if not texts or not all(isinstance(t, str) for t in texts):
-        return False
-    for t in texts:
-        for e in ends:
-            whole = t + e
-            if min((i for i in (whole.find(d) for d in ends) if i >= 0), default=-1) != len(t):
-                return False
-    return True
-
-
-def xml_tool_call(spec: ToolSpec, markers: XmlMarkers = XmlMarkers()) -> Parser:
-    """The rule ``spec.rule``: one XML-style call for ``spec`` (see :class:`XmlMarkers`).
-
-    Arguments may come in any order. With at most :data:`MAX_PERMUTED_ARGS` properties, each is accepted at most
-    once and the call can only close once every required one was given (one rule per subset of given
-    arguments); with more, any sequence of known arguments is accepted and an :class:`ArgsOrderWarning` is
-    issued. Cost O(2^n) rules for n <= MAX_PERMUTED_ARGS properties, O(n) beyond.
-    """
-    args = {k: _xml_arg(spec, k, markers) for k in spec.properties}
-    body = permuted_args(spec, args)
-    head = tool_open(markers.function_open + tool_name(spec.name) + markers.name_suffix)
-    return rule(spec.rule, tool(head + body + gap() + tool_close(markers.function_close)))
-
-
-def permuted_args(spec: ToolSpec, args: Mapping[str, Parser], *, separator: str | None = None) -> Parser:
-    """The arguments of a call to ``spec``: the parsers ``args`` (one per property) in any order, whitespace
-    (and ``separator``, if given) between them.
-
-    With at most :data:`MAX_PERMUTED_ARGS` properties each is accepted at most once and the arguments can only
-    end once every required one was given (one rule per subset of given arguments); with more, any sequence of
-    them is accepted and an :class:`ArgsOrderWarning` is issued. Cost O(2^n) rules for n <= MAX_PERMUTED_ARGS
-    properties, O(n) beyond.
-    """
-    keys = list(args)
-    sep = gap() if separator is None else gap() + separator + gap()
-    if len(keys) <= MAX_PERMUTED_ARGS:
-        required = frozenset(k for k in spec.required if k in args)
-        return _arg_subsets(spec.rule, keys, args, required, sep)
-    warnings.warn(
-        f"tool {spec.name!r} has {len(keys)} properties, more than MAX_PERMUTED_ARGS={MAX_PERMUTED_ARGS}: its "
-        "arguments are accepted in any order and number (duplicates and missing required ones are not "
-        "constrained by the grammar; the mapper reports them)",
-        ArgsOrderWarning,
-        stacklevel=3,
-    )
-    any_arg = choice(*(args[k] for k in sorted(keys, key=lambda k: -len(k))))
-    if separator is None:
-        return zero_or_more(gap() + any_arg)
-    return optional(gap() + any_arg + zero_or_more(sep + any_arg))
-
-
-def _arg_subsets(
-    base: str, keys: list[str], args: Mapping[str, Parser], required: frozenset[str], sep: Parser
-) -> Parser:
-    """Rule ``{base}-a<mask>`` for every subset of given arguments: the next argument (one not given yet) or, if
-    all required ones were given, nothing. Built from the full set down, so each rule embeds its successors
-    directly (no by-name references). Longer keys first so that ``opt1`` never pre-empts ``opt10``. ``sep``
-    comes before every argument but the first (it is plain whitespace for XML-style arguments)."""
-    order = sorted(range(len(keys)), key=lambda i: (-len(keys[i]), i))
-    full = (1 << len(keys)) - 1
-    need = sum(1 << keys.index(r) for r in required)
-    built: dict[int, Parser] = {full: eps()}
-    for mask in range(full - 1, -1, -1):
-        lead = sep if mask else gap()
-        alts = [lead + args[keys[i]] + built[mask | (1 << i)] for i in order if not mask & (1 << i)]
-        if mask & need == need:
-            alts.append(eps())
-        built[mask] = rule(f"{base}-a{mask}", choice(*alts))
-    return built[0]
-
-
-# --- pythonic values ---------------------------------------------------------------------------------------------
-_JSON_NAMES = {"true": True, "false": False, "null": None}
-
-
-def python_literal_json(text: str) -> str:
-    """The JSON text of a Python literal: strings (either quote, Python escapes), ints, floats, ``True`` /
-    ``False`` / ``None`` (and JSON's ``true`` / ``false`` / ``null``), lists, tuples and dicts of them, with a
-    sign on numbers. Raises ``ValueError`` for anything else (names, calls, operators, sets, bytes, ...).
-    Cost O(len(text))."""
-    try:
-        with warnings.catch_warnings():  # an unknown escape ("\\%") stays as written, as Python keeps it
-            warnings.simplefilter("ignore", DeprecationWarning)
-            warnings.simplefilter("ignore", SyntaxWarning)
-            tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as e:
-        raise ValueError(f"not a Python literal: {text[:40]!r}") from e
-    return json.dumps(_literal(tree.body), ensure_ascii=False)
-
-
-def _literal(node: ast.AST) -> Any:
-    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str | int | float)):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
-        return _JSON_NAMES[node.id]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        value = _literal(node.operand)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError("a sign on something that is not a number")
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.List | ast.Tuple):
-        return [_literal(e) for e in node.elts]
-    if isinstance(node, ast.Dict):
-        out: dict[str, Any] = {}
-        for k, v in zip(node.keys, node.values, strict=True):
-            key = _literal(k) if k is not None else None
-            if not isinstance(key, str | int | float) or isinstance(key, bool):
-                raise ValueError("a dict key that is not a string or a number")
-            out[key if isinstance(key, str) else json.dumps(key)] = _literal(v)
-        return out
-    raise ValueError(f"not a literal: {type(node).__name__}")

@@ -11,7 +11,7 @@ what the mapped message accounts for — is returned as content, with a warning 
 
 from __future__ import annotations
 
-import secrets
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -27,7 +27,7 @@ from .builder import ToolSpec, parse_tools
 from .formats import BUILDERS, WITHOUT_CALLS, canonical_name
 from .formats._layout import FormatDefinition, FormatOptions
 from .grammar import LazyGrammar, Trigger, portable_gbnf
-from .mapper import MappedMessage, frontier, map_nodes
+from .mapper import CallCache, MappedMessage, frontier, map_nodes, new_salt
 from .messages import ChatMessage, FunctionCall, ToolCall
 
 if TYPE_CHECKING:
@@ -62,13 +62,27 @@ def get_format(
     parallel_tool_calls: bool = True,
     reasoning_format: str = "auto",
     thinking_forced_open: bool = False,
+    content_before_forced_calls: bool = False,
+    keep_blank_content: bool = False,
 ) -> ChatFormat:
     """Build the format ``name`` for a request.
 
     ``tools`` are OpenAI tool dicts; ``tool_choice`` is ``"auto"``, ``"required"``, ``"none"``, a tool name or
     an OpenAI ``{"type": "function", "function": {"name": …}}`` object; ``reasoning_format`` ``"auto"``
     (reasoning extracted) or ``"none"`` (left in the content); ``thinking_forced_open``: the prompt already
-    opened the reasoning block. Raises :class:`UnknownFormatError`, :class:`~chat_formats.builder.ToolsError`
+    opened the reasoning block.
+
+    ``tool_choice="required"`` (or a named tool) means what OpenAI and vLLM mean: the output is the call(s) —
+    reasoning may come first, content may not (the grammar allows none; a parse of output with content first
+    returns it all as content, with a warning). ``content_before_forced_calls=True`` allows content before the
+    forced calls (the calls must still follow).
+
+    Whitespace policy: content that is only whitespace in a message with tool calls or reasoning (the newline
+    between ``</think>`` and a call) is ``None``, in :meth:`ChatFormat.parse` and in the stream (no blank
+    chunk is sent; whitespace-only content is held back until real text follows). ``keep_blank_content=True``
+    keeps such content as written.
+
+    Raises :class:`UnknownFormatError`, :class:`~chat_formats.builder.ToolsError`
     or :class:`OptionError`. Cost: building the parser graph, O(size of the tool schemas).
     """
     canonical = canonical_name(name)
@@ -79,7 +93,15 @@ def get_format(
     if reasoning_format not in ("auto", "none"):
         raise OptionError(f"reasoning_format must be 'auto' or 'none', got {reasoning_format!r}")
     rf: Literal["auto", "none"] = "auto" if reasoning_format == "auto" else "none"
-    options = FormatOptions(specs, choice, bool(parallel_tool_calls), rf, bool(thinking_forced_open))
+    options = FormatOptions(
+        specs,
+        choice,
+        parallel_tool_calls=bool(parallel_tool_calls),
+        reasoning_format=rf,
+        thinking_forced_open=bool(thinking_forced_open),
+        content_before_forced_calls=bool(content_before_forced_calls),
+        keep_blank_content=bool(keep_blank_content),
+    )
     if canonical in WITHOUT_CALLS and options.calls_forced:
         raise OptionError(f"format {canonical!r} has no tool-call syntax: tool_choice {choice!r} cannot be honoured")
     return ChatFormat(canonical, options, BUILDERS[canonical](options))
@@ -114,8 +136,10 @@ class _Fallback:
 class ChatFormat:
     """A chat format built for one request: ``parse``, ``stream``, ``grammar``, ``matcher``.
 
-    ``name`` (canonical), ``options`` and ``definition`` (the parser and grammar metadata). Generated call ids
-    are derived from a random per-instance salt, so a stream and a one-shot parse by the same instance agree.
+    ``name`` (canonical), ``options`` and ``definition`` (the parser and grammar metadata). One instance may
+    serve many requests (build it once, cache it): generated call ids are derived from a random salt drawn per
+    :meth:`parse` and per :meth:`stream`, so ids never repeat across requests, while a stream's deltas and its
+    final message agree. Pass ``salt`` to :meth:`parse` to reproduce the ids of an earlier parse or stream.
     """
 
     def __init__(self, name: str, options: FormatOptions, definition: FormatDefinition) -> None:
@@ -123,20 +147,22 @@ class ChatFormat:
         self.options = options
         self.definition = definition
         self.tools: dict[str, ToolSpec] = {t.name: t for t in options.tools}
-        self._salt = secrets.token_hex(8)
 
     def __repr__(self) -> str:
         return f"ChatFormat({self.name!r}, tools={list(self.tools)}, tool_choice={self.options.tool_choice!r})"
 
     # --- parsing -----------------------------------------------------------------------------------------------
-    def parse(self, text: str, *, partial: bool = False) -> ChatMessage:
+    def parse(self, text: str, *, partial: bool = False, salt: str | None = None) -> ChatMessage:
         """Parse a model output. ``partial=True``: the output may continue (what a stream shows at this point).
 
         Never raises for odd output: what does not fit the format is returned as content, with a warning.
+        Generated call ids come from ``salt`` (default: a fresh random one, so every parse has its own ids;
+        give a :class:`~chat_formats.stream.ChatStream`'s ``salt`` to get that stream's ids).
         Cost: linear in ``len(text)`` (one packrat parse).
         """
         result = self.definition.parser.parse(text, partial=partial)
-        return self.to_message(self.map_result(text, result, final=not partial))
+        salt = new_salt() if salt is None else salt
+        return self.to_message(self.map_result(text, result, final=not partial, salt=salt))
 
     def stream(self, *, reasoning_field: str = "reasoning_content") -> ChatStream:
         """An incremental parse producing OpenAI chunk deltas (see :class:`~chat_formats.stream.ChatStream`)."""
@@ -144,29 +170,37 @@ class ChatFormat:
 
         return ChatStream(self, reasoning_field=reasoning_field)
 
-    def map_result(self, text: str, result: ParseResult, *, final: bool) -> MappedMessage:
-        """The mapped message of ``result`` (a parse of ``text``), falling back as described in the module doc."""
+    def map_result(
+        self, text: str, result: ParseResult, *, final: bool, salt: str, cache: CallCache | None = None
+    ) -> MappedMessage:
+        """The mapped message of ``result`` (a parse of ``text``), falling back as described in the module doc;
+        generated ids from ``salt``; ``cache``: a stream's complete calls (see :data:`~.mapper.CallCache`)."""
         if result.status is not Status.FAIL:
-            return self._map(result, final=final)
+            return self._map(result, final=final, salt=salt, cache=cache)
         # A failure is definitive even in a partial parse (no continuation mends text before the failure), so the
         # prefix is mapped as final: a stream then shows what the final parse will return.
-        fb = self.fallback(text, result, final=True)
+        fb = self.fallback(text, result, final=True, salt=salt)
         return self.with_tail(fb, text)
 
-    def _map(self, result: ParseResult, *, final: bool) -> MappedMessage:
+    def _map(self, result: ParseResult, *, final: bool, salt: str, cache: CallCache | None = None) -> MappedMessage:
         return map_nodes(
-            result.nodes, tools=self.tools, salt=self._salt, id_position=self.definition.id_position, final=final
+            result.nodes,
+            tools=self.tools,
+            salt=salt,
+            id_position=self.definition.id_position,
+            final=final,
+            cache=cache,
         )
 
-    def fallback(self, text: str, failed: ParseResult, *, final: bool) -> _Fallback:
+    def fallback(self, text: str, failed: ParseResult, *, final: bool, salt: str) -> _Fallback:
         """For a failed parse: map the longest prefix that parses (as a partial output) and find its frontier.
 
         peg gives a failed result the nodes of that prefix (the path to the furthest failure, closed there as a
         partial parse would), so no second parse is needed. Cost: mapping those nodes.
         """
         position = failed.end
-        message = self._map(failed, final=final)
-        edge = max(0, frontier(failed.nodes, len(message.calls)))
+        message = self._map(failed, final=final, salt=salt)
+        edge = max(0, frontier(failed.nodes, message.calls))
         expected = ", ".join(failed.error.expected[:6]) if failed.error is not None else ""
         unknown = self._unknown_tool(text, edge)
         why = (
@@ -178,13 +212,10 @@ class ChatFormat:
         return _Fallback(message, edge, warning)
 
     def _unknown_tool(self, text: str, start: int) -> str | None:
-        """A plausible tool name right after ``start`` that is not one of the request's tools (for the warning)."""
-        import re
-
-        m = re.search(
-            r"(?:\"name\"\s*:\s*\"|<function=|to=functions\.|functions\.|\[TOOL_CALLS\]|>function<)([\w.-]+)",
-            text[start:],
-        )
+        """A plausible tool name right after ``start`` that is not one of the request's tools (for the warning),
+        found by the format's ``tool_name_pattern``."""
+        pattern = self.definition.tool_name_pattern
+        m = re.search(pattern, text[start:]) if pattern else None
         if m and m.group(1) not in self.tools:
             return m.group(1)
         return None
@@ -198,9 +229,17 @@ class ChatFormat:
             out.warnings.append(fb.warning)
         return out
 
+    def content_is_blank(self, content: str, m: MappedMessage) -> bool:
+        """Whether ``content`` (the prefix included) is sent as null: it is whitespace only and the message has
+        tool calls or reasoning, unless the request keeps blank content (``keep_blank_content``)."""
+        return not self.options.keep_blank_content and not content.strip() and bool(m.calls or m.reasoning)
+
     def to_message(self, m: MappedMessage) -> ChatMessage:
-        """The :class:`ChatMessage` for a mapped message (content prefix added; empty texts become None)."""
+        """The :class:`ChatMessage` for a mapped message (content prefix added; empty texts, and blank content
+        next to calls or reasoning, become None — see :meth:`content_is_blank`)."""
         text = self.definition.content_prefix + m.content
+        if self.content_is_blank(text, m):
+            text = ""
         return ChatMessage(
             content=text or None,
             reasoning_content=m.reasoning or None,
@@ -227,6 +266,11 @@ class ChatFormat:
         ``"required"``/a named tool; content only without tools). Built once per instance; raises
         :class:`~gbnf_backend.SchemaError` for a tool schema the converter cannot express."""
         return self._grammar
+
+    def accepts(self, text: str) -> bool:
+        """Whether the format's grammar allows ``text`` as a whole output, lazy triggers honoured (see
+        :meth:`~chat_formats.grammar.LazyGrammar.accepts`). Cost: O(len(text)) once the grammar is built."""
+        return self.grammar().accepts(text)
 
     def matcher(self, vocab: Vocabulary) -> GrammarMatcher:
         """A :class:`~gbnf_backend.matcher.GrammarMatcher` for :meth:`grammar` over ``vocab`` (lazy, with the

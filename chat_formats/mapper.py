@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import secrets
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,19 +40,32 @@ from .builder import (
     TOOL,
     TOOL_ARG,
     TOOL_ARG_CLOSE,
+    TOOL_ARG_CONVERTED_VALUE,
     TOOL_ARG_JSON_VALUE,
     TOOL_ARG_NAME,
+    TOOL_ARG_OPEN,
     TOOL_ARG_PYTHON_VALUE,
     TOOL_ARG_STRING_VALUE,
     TOOL_ARGS,
     TOOL_CLOSE,
     TOOL_ID,
     TOOL_NAME,
+    TOOL_OPEN,
+    VALUE_CONVERTERS,
     ToolSpec,
     python_literal_json,
 )
 
-__all__ = ["IdPosition", "MappedCall", "MappedMessage", "frontier", "generated_id", "map_nodes"]
+__all__ = [
+    "CallCache",
+    "IdPosition",
+    "MappedCall",
+    "MappedMessage",
+    "frontier",
+    "generated_id",
+    "map_nodes",
+    "new_salt",
+]
 
 IdPosition = Literal["none", "before_args", "after_args"]
 """Where a format's model writes call ids: nowhere (ids are generated), before the arguments (publish the call
@@ -60,12 +74,15 @@ once the id or the arguments start), or after them (publish once the id is seen 
 
 @dataclass
 class MappedCall:
-    """A published tool call: ``name``, ``id`` (the model's, or generated), ``arguments`` so far, ``complete``."""
+    """A published tool call: ``name``, ``id`` (the model's, or generated), ``arguments`` so far, ``complete``;
+    ``end``: the offset up to which the call's text is represented by these fields (the end of the call when
+    complete; for an incomplete call, the end of its last published piece — what follows is not in the call)."""
 
     name: str
     id: str
     arguments: str
     complete: bool
+    end: int = -1
 
 
 @dataclass
@@ -78,54 +95,52 @@ class MappedMessage:
     warnings: list[str] = field(default_factory=list)
 
 
+def new_salt() -> str:
+    """A fresh random salt for :func:`generated_id` (16 hex digits): one per parse or stream."""
+    return secrets.token_hex(8)
+
+
 def generated_id(salt: str, index: int, name: str) -> str:
     """A call id for a model that writes none: ``call_`` + 24 hex digits of a hash of (salt, index, name).
 
-    Deterministic, so the streamed and the one-shot message agree; the salt (random per format instance) keeps
-    ids of different requests apart. Cost O(len(name)).
+    Deterministic, so a stream's deltas and its final message agree; the salt (random per parse or stream, see
+    :func:`new_salt`) keeps ids of different requests apart. Cost O(len(name)).
     """
     digest = hashlib.sha256(f"{salt}\x00{index}\x00{name}".encode()).hexdigest()
     return "call_" + digest[:24]
 
 
-def _find(node: AstNode, tag: str) -> AstNode | None:
-    """The first node with ``tag`` below ``node`` (pre-order, not descending into nested tool calls)."""
+def _below(node: AstNode) -> Iterator[AstNode]:
+    """The nodes below ``node``, pre-order, not descending into nested tool calls: the one traversal every
+    lookup of this module uses. Cost O(nodes visited)."""
     todo = list(reversed(node.children))
     while todo:
         n = todo.pop()
-        if n.tag == tag:
-            return n
+        yield n
         if n.tag != TOOL:
             todo.extend(reversed(n.children))
-    return None
+
+
+def _find(node: AstNode, tag: str) -> AstNode | None:
+    """The first node with ``tag`` below ``node`` (see :func:`_below`)."""
+    return next((n for n in _below(node) if n.tag == tag), None)
 
 
 def _value(node: AstNode, tag: str) -> str | None:
     """The text of the first ``tag`` node below ``node`` — or, for an implied one (``tag=value``, see
     :func:`chat_formats.builder.implied_tool_name`), its value — or None if there is neither."""
-    todo = list(reversed(node.children))
     implied = tag + "="
-    while todo:
-        n = todo.pop()
+    for n in _below(node):
         if n.tag == tag:
             return n.text
         if n.tag.startswith(implied):
             return n.tag[len(implied) :]
-        if n.tag != TOOL:
-            todo.extend(reversed(n.children))
     return None
 
 
 def _find_all(node: AstNode, tag: str) -> list[AstNode]:
-    out: list[AstNode] = []
-    todo = list(reversed(node.children))
-    while todo:
-        n = todo.pop()
-        if n.tag == tag:
-            out.append(n)
-        elif n.tag != TOOL:
-            todo.extend(reversed(n.children))
-    return out
+    """Every node with ``tag`` below ``node`` (see :func:`_below`)."""
+    return [n for n in _below(node) if n.tag == tag]
 
 
 def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
@@ -150,6 +165,28 @@ def _python_value(raw: str, where: str, warnings: list[str]) -> str:
         return json.dumps(raw, ensure_ascii=False)
 
 
+def _find_converted(node: AstNode) -> AstNode | None:
+    """The first value node below ``node`` tagged for a converter (see ``tool_arg_converted_value``)."""
+    todo = list(reversed(node.children))
+    while todo:
+        n = todo.pop()
+        if n.tag.startswith(TOOL_ARG_CONVERTED_VALUE):
+            return n
+        if n.tag != TOOL:
+            todo.extend(reversed(n.children))
+    return None
+
+
+def _converted_value(node: AstNode, where: str, warnings: list[str]) -> str:
+    """The JSON text of a complete value in a format's own syntax (kept as a string, with a warning, if unread)."""
+    convert = VALUE_CONVERTERS[node.tag[len(TOOL_ARG_CONVERTED_VALUE) :]]
+    try:
+        return convert(node.text)
+    except ValueError:
+        warnings.append(f"{where}: value {node.text.strip()[:40]!r} could not be read; kept as a string")
+        return json.dumps(node.text, ensure_ascii=False)
+
+
 _HALF_PAIR = re.compile(r"(\\+)u[dD][89abAB][0-9a-fA-F]{2}$")
 
 
@@ -161,11 +198,13 @@ def _json_string_text(escaped: str) -> str:
     return str(json.loads('"' + escaped + '"'))
 
 
-def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warnings: list[str]) -> str:
-    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams)."""
+def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warnings: list[str]) -> tuple[str, int]:
+    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams) and the
+    offset up to which that text represents the call's text (-1: no argument yet)."""
     parts: list[str] = []
     seen: set[str] = set()
     where = spec.name if spec else "tool call"
+    end = -1
     for arg in _find_all(node, TOOL_ARG):
         key = _value(arg, TOOL_ARG_NAME)
         if key is None:
@@ -175,10 +214,18 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
         string_node = _find(arg, TOOL_ARG_STRING_VALUE)
         json_node = _find(arg, TOOL_ARG_JSON_VALUE)
         python_node = _find(arg, TOOL_ARG_PYTHON_VALUE)
+        converted = _find_converted(arg)
         head = json.dumps(key, ensure_ascii=False) + ": "
-        if python_node is not None:
+        if converted is not None:  # a value in a syntax of the format's own: held back until complete
+            if not closed:
+                parts.append(head)
+                end = _head_end(arg)
+                break
+            body = _converted_value(converted, f"{where}.{key}", warnings)
+        elif python_node is not None:
             if not closed:
                 parts.append(head)  # the name is complete; its value is held back until it is
+                end = _head_end(arg)
                 break
             body = _python_value(python_node.text, f"{where}.{key}", warnings)
         elif string_node is not None:
@@ -192,7 +239,9 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
         seen.add(key)
         parts.append(head + body)
         if not closed:
+            end = string_node.end if string_node is not None else _head_end(arg)
             break
+        end = arg.end
     text = "{" + ", ".join(parts)
     if complete:
         text += "}"
@@ -200,7 +249,18 @@ def _xml_arguments(node: AstNode, spec: ToolSpec | None, complete: bool, warning
             missing = [r for r in spec.required if r not in seen]
             if missing:
                 warnings.append(f"{where}: required argument(s) missing: {', '.join(missing)}")
-    return text
+    return text, end
+
+
+def _head_end(arg: AstNode) -> int:
+    """Where an argument's published head (its name) ends in the text: the end of its opener or name node."""
+    opener = _find(arg, TOOL_ARG_OPEN) or _find(arg, TOOL_ARG_NAME)
+    return opener.end if opener is not None else arg.start
+
+
+CallCache = dict[tuple[int, int, int], tuple["MappedCall", tuple[str, ...]]]
+"""Complete calls already mapped by a stream, by (index, start, end): a complete call never changes, so a
+stream maps each call once instead of once per feed (which made streaming quadratic in the number of calls)."""
 
 
 def map_nodes(
@@ -210,8 +270,10 @@ def map_nodes(
     salt: str,
     id_position: IdPosition = "none",
     final: bool,
+    cache: CallCache | None = None,
 ) -> MappedMessage:
-    """Map top-level parse nodes to a :class:`MappedMessage`. Cost O(number of nodes + text of value nodes).
+    """Map top-level parse nodes to a :class:`MappedMessage`. Cost O(number of nodes + text of value nodes),
+    complete calls found in ``cache`` (same salt) costing O(1).
 
     ``final`` is whether the parse is final: then calls that never got their id are published with a generated
     one, and incomplete calls are reported in ``warnings``.
@@ -229,9 +291,18 @@ def map_nodes(
         elif node.tag == CONTENT_JSON_STRING:
             content.append(_json_string_text(node.text))
         elif node.tag == TOOL:
+            key = (len(out.calls), node.start, node.end)
+            hit = cache.get(key) if cache is not None and not node.partial else None
+            if hit is not None:
+                out.calls.append(hit[0])  # shared: mapped messages are read, never changed in place
+                out.warnings.extend(hit[1])
+                continue
+            before = len(out.warnings)
             call = _map_call(node, tools, salt, len(out.calls), id_position, final, out.warnings)
             if call is None:
                 break  # an unpublished call: nothing after it can be published either (monotonicity)
+            if cache is not None and call.complete:
+                cache[key] = (call, tuple(out.warnings[before:]))
             out.calls.append(call)
         else:
             todo.extend(reversed(node.children))
@@ -262,15 +333,28 @@ def _map_call(
         call_id = generated_id(salt, index, name)
     else:
         return None  # the id may still come: publishing now would send a generated id and then another
+    end = -1
     if args_node is not None:
         arguments = args_node.text
+        end = args_node.end
     elif not complete and not _first_arg_named(node):
         arguments = ""  # nothing yet: the first argument (or the closer) decides between "{…" and "{}"
     else:
-        arguments = _xml_arguments(node, spec, complete, warnings)
+        arguments, end = _xml_arguments(node, spec, complete, warnings)
+    end = node.end if complete else max(end, _head_of_call_end(node))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
-    return MappedCall(name, call_id, arguments, complete)
+    return MappedCall(name, call_id, arguments, complete, end)
+
+
+def _head_of_call_end(node: AstNode) -> int:
+    """Where the published head of a call (opener, name, id) ends in the text."""
+    end = node.start
+    implied = TOOL_NAME + "="
+    for n in node.walk():
+        if n.tag in (TOOL_OPEN, TOOL_NAME, TOOL_ID) or n.tag.startswith(implied):
+            end = max(end, n.end)
+    return end
 
 
 def _closes_itself(node: AstNode) -> bool:
@@ -294,22 +378,25 @@ def _unquote(text: str) -> str:
     return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
 
 
-def frontier(nodes: Iterable[AstNode], published: int) -> int:
+def frontier(nodes: Iterable[AstNode], calls: Sequence[MappedCall]) -> int:
     """How far the message mapped from ``nodes`` accounts for the text: the end of the last complete node, of
-    the last content/reasoning text, or of the last of the first ``published`` calls (-1 if none).
+    the last content/reasoning text, or of what the last of the published ``calls`` represents (its
+    :attr:`MappedCall.end`: an incomplete call accounts only for its published pieces) (-1 if none).
 
     Text after it that a final parse could not place is returned as content. Cost O(number of nodes).
     """
     best = -1
     seen_calls = 0
+    published = len(calls)
     todo = list(reversed(list(nodes)))
     while todo:
         node = todo.pop()
         if node.tag == TOOL:
             if seen_calls >= published:
                 break
+            call = calls[seen_calls]
             seen_calls += 1
-            best = max(best, node.end)
+            best = max(best, call.end if call.end >= 0 else node.end)
         elif not node.partial or node.tag in (CONTENT, CONTENT_JSON_STRING, REASONING):
             best = max(best, node.end)
             seen_calls += sum(1 for n in node.walk() if n.tag == TOOL)

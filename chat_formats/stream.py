@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from peg import ParseResult, Status
 
-from .mapper import MappedCall, MappedMessage
+from .mapper import CallCache, MappedCall, MappedMessage, new_salt
 from .messages import ChatDelta, ChatMessage, DeltaFunction, DeltaToolCall, FunctionCall, ToolCall
 
 if TYPE_CHECKING:
@@ -39,13 +39,17 @@ class ChatStream:
 
     ``feed(delta) -> list[ChatDelta]`` costs O(len(delta)) parsing (peg's incremental parser) plus the mapping
     of the partial AST; ``finish(length=False) -> list[ChatDelta]``; ``message`` is the message sent so far
-    (the concatenation of all deltas), with warnings. ``chunks`` renders deltas as chunk dicts.
+    (the concatenation of all deltas), with warnings. ``chunks`` renders deltas as chunk dicts. ``salt``: the
+    random salt of this stream's generated call ids (``fmt.parse(stream.text, salt=stream.salt)`` gives the
+    same ids).
     """
 
     def __init__(self, fmt: ChatFormat, *, reasoning_field: str = "reasoning_content") -> None:
         self._fmt = fmt
         self.reasoning_field = reasoning_field
         self._peg = fmt.definition.parser.stream()
+        self.salt = new_salt()
+        self._calls: CallCache = {}
         self._text = ""
         self._sent = MappedMessage()
         self._prefix_sent = False
@@ -74,9 +78,12 @@ class ChatStream:
         if self._failed is None:
             result = self._peg.feed(delta)
             if result.status is Status.FAIL:
-                self._failed = self._fmt.fallback(self._text, result, final=True)  # a failure is definitive
+                # A failure is definitive.
+                self._failed = self._fmt.fallback(self._text, result, final=True, salt=self.salt)
             else:
-                return self._emit(self._fmt.map_result(self._text, result, final=False))
+                return self._emit(
+                    self._fmt.map_result(self._text, result, final=False, salt=self.salt, cache=self._calls)
+                )
         return self._emit(self._fmt.with_tail(self._failed, self._text))
 
     def finish(self, *, length: bool = False) -> list[ChatDelta]:
@@ -88,7 +95,7 @@ class ChatStream:
         final: ParseResult = (
             self._peg.finish() if self._failed is None else self._fmt.definition.parser.parse(self._text)
         )
-        deltas = self._emit(self._fmt.map_result(self._text, final, final=True), final=True)
+        deltas = self._emit(self._fmt.map_result(self._text, final, final=True, salt=self.salt), final=True)
         reason = self._fmt.finish_reason(bool(self._sent.calls), length=length)
         self._finish_reason = reason
         deltas.append(ChatDelta(finish_reason=reason))
@@ -132,6 +139,12 @@ class ChatStream:
             out.append(ChatDelta(reasoning_content=grown))
         grown = self._grow("content", sent.content, new.content)
         prefix = self._fmt.definition.content_prefix
+        whole = prefix + new.content
+        held = not sent.content and not self._prefix_sent and not whole.strip()
+        # Whitespace only so far: held back, never a blank chunk. At the end it is null next to calls or
+        # reasoning (as the final parse says), else sent as it is.
+        if held and not self._fmt.options.keep_blank_content and (not final or self._fmt.content_is_blank(whole, new)):
+            grown = ""
         if prefix and not self._prefix_sent and (grown or final):
             self._prefix_sent = True
             grown = prefix + grown
@@ -155,6 +168,8 @@ class ChatStream:
                 if (old.name, old.id) != (call.name, call.id):
                     self._grow(f"tool call {i}", old.name + old.id, call.name + call.id + "\x00")
                     break
+                if old.complete and call.complete:
+                    continue  # sent whole: a complete call never changes
                 grown = self._grow(f"tool call {i} arguments", old.arguments, call.arguments)
                 if grown:
                     old.arguments += grown

@@ -11,7 +11,7 @@ from .bitmask import (
     fill_next_token_bitmasks,
     sample_with_grammar,
 )
-from .errors import GrammarError, MatchLimitError, ParseError, PegchatError, SchemaError
+from .errors import GrammarError, MatchLimitError, PegchatError, SchemaError
 from .grammar import Grammar
 from .json_schema import SchemaGrammar, SchemaWeakeningWarning, convert_json_schema, json_schema_to_gbnf
 from .matcher import GrammarMatcher, compile_grammar
@@ -26,7 +26,6 @@ __all__ = [
     "GrammarMatcher",
     "MatchLimitError",
     "NextChars",
-    "ParseError",
     "PegchatError",
     "RegexError",
     "SchemaError",

@@ -28,11 +28,20 @@ from ._schema_ir import (
     ObjAlt,
     StrAlt,
 )
-from ._schema_numbers import int_range_expr, number_range_expr
+from ._schema_keys import KeyDfaTooLarge, build_key_dfa, emit_keys
+from ._schema_numbers import int_range_expr, multiples_expr, number_range_expr, scientific_expr
 from ._schema_resolve import Sub
 from ._schema_text import ANY, Charset, charset, complement, json_char_expr, json_string_literal, union
 from .errors import SchemaError
-from .regex_gbnf import NEVER_CLASS, RegexError, RegexNode, length_bounds, parse_regex, translate_regex
+from .regex_gbnf import (
+    NEVER_CLASS,
+    RegexError,
+    RegexNode,
+    counted_repeat,
+    length_bounds,
+    parse_regex,
+    translate_regex,
+)
 
 __all__ = ["WHITESPACE", "Emitter"]
 
@@ -51,7 +60,6 @@ _SEGMENT_NAMES = {
     "oneOf": "one",
     "additionalItems": "addi",
 }
-MAX_MOD = 1000
 _ANNOTATIONS = frozenset(
     {"title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly", "$schema"}
 )
@@ -164,6 +172,7 @@ class Emitter:
         self._pending.append((self.name, alts, root))
         while self._pending:
             name, alts, anchor = self._pending.pop()
+            self.norm.last_pointer = anchor.ptr
             body = self.alts_expr(alts, name, anchor)
             self.rules[name] = body if body is not None else NEVER_CLASS
 
@@ -189,7 +198,8 @@ class Emitter:
         elif what == "number":
             body = '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [-+]? [0-9]+)?'
         elif what == "integer":
-            body = '"-"? ("0" | [1-9] [0-9]*)'
+            # Draft 2020-12: a number with a zero fractional part is an integer, so 1.0 is one.
+            body = f'"-"? ("0" | [1-9] [0-9]*) {_ZERO_FRACTION}'
         elif what == "value":
             body = (
                 f"{self.prim('object')} | {self.prim('array')} | {self.prim('string')} | "
@@ -289,17 +299,29 @@ class Emitter:
                 continue
             integer = True
             modulus = modulus * int(m) // _gcd(modulus, int(m))
-        if modulus > 1 and (alt.lo is not None or alt.hi is not None or modulus > MAX_MOD):
-            self.norm.weaken(f"{anchor.ptr}/multipleOf", "multipleOf combined with bounds or above 1000")
-            modulus = 1
         if modulus > 1:
-            return self._multiple_of(modulus, owner)
+            lo = None if alt.lo is None else _ceil_int(alt.lo)
+            hi = None if alt.hi is None else _floor_int(alt.hi)
+
+            def reserve(key: str, body: str | None) -> str:
+                if body is None:
+                    return self.fresh(self.sub_name(owner, key))
+                self.rules[key] = body
+                return key
+
+            try:
+                expr = multiples_expr(modulus, lo, hi, reserve)
+            except ValueError:
+                self.norm.weaken(f"{anchor.ptr}/multipleOf", f"multipleOf {modulus} needs too large an automaton")
+            else:
+                return None if expr is None else f"{_group(expr)} {_ZERO_FRACTION}"
         if integer:
             lo = None if alt.lo is None else _ceil_int(alt.lo)
             hi = None if alt.hi is None else _floor_int(alt.hi)
             if lo is None and hi is None:
                 return self.prim("integer")
-            return int_range_expr(lo, hi)
+            expr = int_range_expr(lo, hi)
+            return None if expr is None else f"{_group(expr)} {_ZERO_FRACTION}"
         if alt.lo is None and alt.hi is None:
             return self.prim("number")
 
@@ -310,26 +332,13 @@ class Emitter:
             return key
 
         try:
-            return number_range_expr(alt.lo, alt.hi, new_rule)
+            plain = number_range_expr(alt.lo, alt.hi, new_rule)
         except ValueError:
             raise SchemaError("numeric bound has no finite decimal expansion", pointer=anchor.ptr) from None
-
-    def _multiple_of(self, k: int, owner: str) -> str:
-        """Integers divisible by ``k``: a k-state remainder automaton over the decimal digits."""
-        names = [self.fresh(self.sub_name(owner, f"mod{k}-{r}")) for r in range(k)]
-        for r in range(k):
-            targets: dict[int, list[int]] = {}
-            for d in range(10):
-                targets.setdefault((10 * r + d) % k, []).append(d)
-            alts = [f"[{''.join(map(str, ds))}] {names[t]}" for t, ds in sorted(targets.items())]
-            if r == 0:
-                alts.insert(0, '""')
-            self.rules[names[r]] = " | ".join(alts)
-        starts: dict[int, list[int]] = {}
-        for d in range(1, 10):
-            starts.setdefault(d % k, []).append(d)
-        first = " | ".join(f"[{''.join(map(str, ds))}] {names[t]}" for t, ds in sorted(starts.items()))
-        return f'"-"? ("0" | {first})'
+        if plain is None:
+            return None
+        scientific = scientific_expr(alt.lo, alt.hi)
+        return plain if scientific is None else f"{_group(plain)} | {_group(scientific)}"
 
     def string_expr(self, alt: StrAlt, owner: str, anchor: Sub) -> str | None:
         lo, hi = alt.min_len, alt.max_len
@@ -340,10 +349,17 @@ class Emitter:
         ptr = (alt.patterns or alt.formats or (("", anchor.ptr),))[0][1]
         if len(formats) > 1:
             self.norm.weaken(ptr, "two different formats")
-        if len(patterns) > 1:
-            self.norm.weaken(ptr, "several patterns (their intersection is not computed)")
-        if formats and (patterns or lo > 0 or hi is not None):
+        negated = bool(alt.not_patterns or alt.not_values)
+        if formats and (patterns or negated or lo > 0 or hi is not None):
             self.norm.weaken(ptr, "format combined with pattern or length limits")
+        if not formats and (len(patterns) > 1 or negated):
+            found, expr = self._string_automaton(alt, owner, ptr)
+            if found:
+                return expr
+        if len(patterns) > 1:
+            self.norm.weaken(ptr, "several patterns (their intersection is too large to compute)")
+        if negated:
+            self.norm.weaken(ptr, "'not' of a pattern (automaton too large)")
         if formats and not patterns:
             name, rules = format_rules(next(iter(formats)), self.prefix)
             self.rules.update(rules)
@@ -353,11 +369,16 @@ class Emitter:
             try:
                 parsed = parse_regex(next(iter(patterns)))
             except RegexError as exc:
+                if exc.invalid:  # an invalid schema, not a construct to drop
+                    raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
                 self.norm.weaken(ptr, f"pattern: {exc}")  # raises SchemaError in strict mode
         if parsed is not None:
             pattern = next(iter(patterns))
             node = _fit_lengths(parsed, lo, hi)
             if node is None:
+                found, expr = self._string_automaton(alt, owner, ptr)
+                if found:
+                    return expr
                 self.norm.weaken(ptr, "pattern combined with minLength/maxLength")
                 node = parsed
             char = self.prim("char")
@@ -372,13 +393,46 @@ class Emitter:
                 return None
             return f'"\\"" {body} "\\""'
         char = self.prim("char")
-        if hi is None:
-            rep = f"{char}*" if lo == 0 else (f"{char}+" if lo == 1 else f"{char}{{{lo},}}")
-        elif hi == 0:
-            return '"\\"\\""'
-        else:
-            rep = f"{char}?" if (lo, hi) == (0, 1) else (f"{char}{{{lo}}}" if lo == hi else f"{char}{{{lo},{hi}}}")
-        return f'"\\"" {rep} "\\""'
+        rep = counted_repeat(char, lo, hi, lambda b: self.helper(owner, "rep", b))
+        return f'"\\"" {rep} "\\""' if rep else '"\\"\\""'
+
+    def _string_automaton(self, alt: StrAlt, owner: str, ptr: str) -> tuple[bool, str | None]:
+        """Strings matching every pattern, no negated pattern or excluded value, within the length limits.
+
+        One DFA over all of them (see :mod:`._schema_keys`); returns (False, None) when it would be too large
+        (lengths count as a pattern ``^[\\s\\S]{lo,hi}$``, so long limits are too large too).
+        """
+        lo, hi = alt.min_len, alt.max_len
+        required = list(dict.fromkeys(p for p, _ in alt.patterns))
+        if lo > 0 or hi is not None:
+            if max(lo, hi or 0) > _MAX_AUTOMATON_LENGTH:
+                return False, None
+            required.append(f"^[\\s\\S]{{{lo},{'' if hi is None else hi}}}$")
+        forbidden = list(dict.fromkeys(p for p, _ in alt.not_patterns))
+        try:
+            dfa = build_key_dfa(required + forbidden, [list(alt.not_values)])
+        except KeyDfaTooLarge:
+            return False, None
+        except RegexError as exc:
+            if exc.invalid:
+                raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
+            self.norm.weaken(ptr, f"pattern: {exc}")
+            return False, None
+        need = frozenset(range(len(required)))
+        banned = frozenset(range(len(required), len(required) + len(forbidden) + 1))
+
+        def new_rule() -> str:
+            return self.fresh(self.sub_name(owner, "s"))
+
+        def set_rule(name: str, body: str) -> None:
+            self.rules[name] = body
+
+        expr = emit_keys(dfa, lambda acc: need <= acc and not (banned & acc), self.charset_rule, new_rule, set_rule)
+        return True, expr
+
+
+#: Longest minLength/maxLength folded into a string automaton (one state per character).
+_MAX_AUTOMATON_LENGTH = 256
 
 
 def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:
@@ -428,6 +482,25 @@ def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:
     return RegexNode("seq", 0, items=(RegexNode("bol", 0), *seq, RegexNode("eol", 0)))
 
 
+# An integer's optional zero fraction ("1.0", "-3.00"): the same value, so the same integer.
+_ZERO_FRACTION = '("." [0]+)?'
+
+
+def _group(expr: str) -> str:
+    """``expr`` parenthesised unless it already is one group."""
+    if expr.startswith("(") and expr.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(expr):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(expr) - 1:
+                break
+        else:
+            if '"' not in expr and "[" not in expr:
+                return expr
+    return f"({expr})"
+
+
 def _is_any(alts: list[Alt]) -> bool:
     """Whether the alternatives are the six unconstrained types (any JSON value)."""
     plain = {NullAlt(), BoolAlt(), NumAlt(), StrAlt(), ArrAlt()}
@@ -436,7 +509,7 @@ def _is_any(alts: list[Alt]) -> bool:
         if isinstance(a, EnumAlt):
             return False
         if isinstance(a, ObjAlt):
-            if a.props or a.required or a.patterns or a.additional or a.min_props or a.max_props is not None:
+            if a.props or a.required or a.patterns or a.additional or a.names or a.min_props or a.max_props is not None:
                 return False
             seen.add("object")
         elif a in plain:

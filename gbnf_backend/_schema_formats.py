@@ -9,14 +9,23 @@ awkward to state in a context-free grammar the grammar is narrower, which can on
 * ``time`` / ``date-time`` (RFC 3339): offset required; leap seconds (``:60``) refused.
 * ``duration`` (RFC 3339 appendix A): exact.
 * ``uuid`` (RFC 4122 text form): exact, either case.
-* ``hostname`` (RFC 1123): labels of letters, digits and inner hyphens, no ``--`` in positions 3–4 (so no
-  punycode); the first label up to 63 characters, then up to five of at most 37 (≤ 253 in total).
-* ``email`` (RFC 5321): dot-atom local part ``@`` hostname (quoted local parts and address literals refused).
+* ``hostname`` (RFC 1123): labels of letters, digits and inner hyphens (``a--b``, ``ab---c``); no ``xn--``
+  labels (their Punycode cannot be checked); the first label up to 63 characters, then up to five of at most
+  37 (≤ 253 in total).
+* ``email`` (RFC 5321): dot-atom or quoted local part, ``@``, a host name or an address literal
+  (``[127.0.0.1]``, ``[IPv6:::1]``).
 * ``ipv4`` (dotted quad, no leading zeros), ``ipv6`` (RFC 4291 text forms, no zone), ``uri`` (RFC 3986
-  absolute URI with an optional fragment; IPvFuture literals refused).
+  absolute URI with an optional fragment; IPvFuture literals refused), ``uri-reference`` (a URI or a relative
+  reference), ``uri-template`` (RFC 6570 level 4), ``json-pointer`` (RFC 6901) and ``relative-json-pointer``
+  (a non-negative integer then ``#`` or a JSON pointer; no index manipulation).
+* ``idn-hostname`` (ASCII lowercase labels only, no ``--`` in positions 3–4, at most 3 labels),
+  ``idn-email``/``iri``/``iri-reference`` (their ASCII forms: ``email``, ``uri``, ``uri-reference``) and
+  ``regex`` (strings without metacharacters or escapes): narrower than the formats, never wider.
 """
 
 from __future__ import annotations
+
+from ._schema_text import charset, complement, json_char_expr
 
 __all__ = ["FORMATS", "format_rules"]
 
@@ -26,6 +35,18 @@ _HEX = "[0-9a-fA-F]"
 _UNRESERVED = "[a-zA-Z0-9._~-]"
 _SUB_DELIMS = "[!$&'()*+,;=]"
 _PCT = f'"%" {_HEX} {_HEX}'
+
+_POINTER_CHAR = json_char_expr(complement(charset([(ord("/"), ord("/")), (ord("~"), ord("~"))]))) or ""
+
+
+def _label(n: int) -> str:
+    """A host name label of at most ``n`` letters, digits and inner hyphens; ``xn`` labels (IDNA A-labels,
+    whose Punycode a grammar cannot check) may not continue with ``--``."""
+    other = f"[a-wyzA-WYZ0-9] ({_L}{{0,{n - 2}}} {_A})?"
+    x_not_n = f"[xX] ([a-mo-zA-MO-Z0-9] | [a-mo-zA-MO-Z0-9-] {_L}{{0,{n - 3}}} {_A})?"
+    xn = f'[xX] [nN] ({_A} ({_L}{{0,{n - 4}}} {_A})? | "-" {_A} ({_L}{{0,{n - 5}}} {_A})?)?'
+    return f"{other} | {x_not_n} | {xn}"
+
 
 # Rule bodies keyed by the primitive's suffix; "@x" refers to the primitive x of the same family.
 _BODIES: dict[str, str] = {
@@ -41,10 +62,14 @@ _BODIES: dict[str, str] = {
     "duration": '"P" (([0-9]+ "Y" ([0-9]+ "M" ([0-9]+ "D")?)? | [0-9]+ "M" ([0-9]+ "D")? | [0-9]+ "D") '
     '@dur-time? | @dur-time | [0-9]+ "W")',
     "uuid": f'{_HEX}{{8}} "-" {_HEX}{{4}} "-" {_HEX}{{4}} "-" {_HEX}{{4}} "-" {_HEX}{{12}}',
-    "label63": f'{_A} ({_A} | {_L} {_A} | {_L} {_A} {_L}{{0,59}} {_A} | {_L} "-" {_A} ({_L}{{0,58}} {_A})?)?',
-    "label37": f'{_A} ({_A} | {_L} {_A} | {_L} {_A} {_L}{{0,33}} {_A} | {_L} "-" {_A} ({_L}{{0,32}} {_A})?)?',
+    "label63": _label(63),
+    "label37": _label(37),
     "hostname": '@label63 ("." @label37){0,5}',
-    "email": '[a-zA-Z0-9!#$%&\'*+/=?^_`{|}~-]+ ("." [a-zA-Z0-9!#$%&\'*+/=?^_`{|}~-]+)* "@" @hostname',
+    # RFC 5321: a dot-atom or a quoted string (its quote and backslash JSON-escaped), then a host name or an
+    # address literal.
+    "atext": "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]",
+    "quoted-local": r'"\\\"" ([ !#-\[\]-~] | "\\\\" ("\\\\" | "\\\"" | [ -!#-\[\]-~]))* "\\\""',
+    "email": '(@atext+ ("." @atext+)* | @quoted-local) "@" (@hostname | "[" @ipv4 "]" | "[IPv6:" @ipv6 "]")',
     "dec-octet": '[0-9] | [1-9] [0-9] | "1" [0-9] [0-9] | "2" [0-4] [0-9] | "25" [0-5]',
     "ipv4": '@dec-octet "." @dec-octet "." @dec-octet "." @dec-octet',
     "h16": f"{_HEX}{{1,4}}",
@@ -59,10 +84,57 @@ _BODIES: dict[str, str] = {
     f'("[" @ipv6 "]" | ({_UNRESERVED} | {_PCT} | {_SUB_DELIMS})*) (":" [0-9]*)?',
     "uri": '[a-zA-Z] [a-zA-Z0-9+.-]* ":" ("//" @uri-authority ("/" @pchar*)* | "/" (@pchar+ ("/" @pchar*)*)? '
     '| @pchar+ ("/" @pchar*)* | "") ("?" (@pchar | [/?])*)? ("#" (@pchar | [/?])*)?',
+    # RFC 3986 relative-ref: a first path segment without ":" (so it cannot be read as a scheme).
+    "segment-nc": f'({_UNRESERVED} | {_PCT} | {_SUB_DELIMS} | "@")+',
+    "relative-ref": '("//" @uri-authority ("/" @pchar*)* | "/" (@pchar+ ("/" @pchar*)*)? | @segment-nc ("/" @pchar*)* '
+    '| "") ("?" (@pchar | [/?])*)? ("#" (@pchar | [/?])*)?',
+    "uri-reference": "@uri | @relative-ref",
+    # RFC 6570 level 4. Literals: printable ASCII other than the excluded ones (so no JSON escape is
+    # involved) or raw non-ASCII characters; expressions with an operator and modifiers.
+    "tpl-literal": f"[!#$&'()*+,./0-9:;=?@A-Z\\[\\]_a-z~-] | [\\x80-\\U0010FFFF] | {_PCT}",
+    "tpl-varchar": f"[a-zA-Z0-9_] | {_PCT}",
+    "tpl-varspec": '@tpl-varchar ("."? @tpl-varchar)* (":" [1-9] [0-9]{0,3} | "*")?',
+    "tpl-expression": '"{" [+#./;?&=,!@|]? @tpl-varspec ("," @tpl-varspec)* "}"',
+    "uri-template": "(@tpl-literal | @tpl-expression)*",
+    # RFC 6901: reference tokens of any characters, "~" only as "~0" or "~1"; @pointer-char is every JSON
+    # spelling of a character other than "/" and "~".
+    "json-pointer": '("/" (@pointer-char | "~" [01])*)*',
+    "relative-json-pointer": '("0" | [1-9] [0-9]*) ("#" | @json-pointer)',
+    "pointer-char": _POINTER_CHAR,
+    # IDNA labels: lowercase letters, digits and inner hyphens, never "--" in positions 3-4 (IDNA 2008
+    # refuses upper case and those hyphens; non-ASCII labels are refused, which only narrows).
+    "idn-label": "[a-z0-9] ([a-z0-9] | [a-z0-9-] [a-z0-9] | [a-z0-9-] [a-z0-9] [a-z0-9-]{0,59} [a-z0-9] "
+    '| [a-z0-9-] "-" [a-z0-9] ([a-z0-9-]{0,58} [a-z0-9])?)?',
+    "idn-hostname": '@idn-label ("." @idn-label){0,2}',
+    "idn-email": "@email",
+    "iri": "@uri",
+    "iri-reference": "@uri-reference",
+    # A pattern of plain characters only (no metacharacter, no escape): always a valid regular expression.
+    "regex": '[^\\\\^$.|?*+()\\[\\]{}"\\x00-\\x1f]*',
 }
 
 # The public format names and the primitive that spells each.
-FORMATS = ("date", "time", "date-time", "duration", "uuid", "email", "hostname", "ipv4", "ipv6", "uri")
+FORMATS = (
+    "date",
+    "time",
+    "date-time",
+    "duration",
+    "uuid",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "idn-hostname",
+    "idn-email",
+    "iri",
+    "iri-reference",
+    "regex",
+)
 
 
 def format_rules(fmt: str, prefix: str) -> tuple[str, dict[str, str]]:

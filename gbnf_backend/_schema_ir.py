@@ -13,14 +13,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ._schema_alts import (
+    _ALL_TYPES,
+    _TYPE_OF,
+    Alt,
+    ArrAlt,
+    BoolAlt,
+    Bound,
+    Conj,
+    EnumAlt,
+    NullAlt,
+    NumAlt,
+    ObjAlt,
+    StrAlt,
+)
+from ._schema_complement import complement_alts, discriminator_complement, forbid_key, other_types
+from ._schema_keywords import check_keywords, count_keyword
 from ._schema_resolve import Registry, Sub
 from .errors import SchemaError
 
 __all__ = [
+    "MAX_ALTS",
     "Alt",
     "ArrAlt",
     "BoolAlt",
@@ -53,90 +69,10 @@ def _uses_identifiers(schema: Any) -> bool:
     return False
 
 
-Conj = tuple[Sub, ...]
-Bound = tuple[Fraction, bool] | None
-
-
-@dataclass(frozen=True)
-class NullAlt:
-    pass
-
-
-@dataclass(frozen=True)
-class BoolAlt:
-    values: frozenset[bool] = frozenset({True, False})
-
-
-@dataclass(frozen=True)
-class NumAlt:
-    integer: bool = False
-    lo: Bound = None
-    hi: Bound = None
-    multiples: tuple[Fraction, ...] = ()
-
-
-@dataclass(frozen=True)
-class StrAlt:
-    min_len: int = 0
-    max_len: int | None = None
-    patterns: tuple[tuple[str, str], ...] = ()  # (pattern, pointer)
-    formats: tuple[tuple[str, str], ...] = ()  # (format, pointer)
-
-
-@dataclass(frozen=True)
-class ArrAlt:
-    prefix: tuple[Conj, ...] = ()
-    items: Conj = ()
-    min_items: int = 0
-    max_items: int | None = None
-
-
-@dataclass(frozen=True)
-class ObjAlt:
-    props: tuple[tuple[str, Conj], ...] = ()
-    required: frozenset[str] = frozenset()
-    patterns: tuple[tuple[str, Conj, str], ...] = ()  # (pattern, value conj, pointer)
-    additional: Conj = ()
-    min_props: int = 0
-    max_props: int | None = None
-    ptr: str = ""
-    explicit_additional: bool = False
-
-
-@dataclass(frozen=True)
-class EnumAlt:
-    values: tuple[Any, ...] = field(default=())
-
-
-Alt = NullAlt | BoolAlt | NumAlt | StrAlt | ArrAlt | ObjAlt | EnumAlt
-_TYPE_OF = {
-    "null": NullAlt,
-    "boolean": BoolAlt,
-    "number": NumAlt,
-    "integer": NumAlt,
-    "string": StrAlt,
-    "array": ArrAlt,
-    "object": ObjAlt,
-}
-_ALL_TYPES = ("null", "boolean", "number", "string", "array", "object")
-
 # Keywords that assert something we cannot express exactly.
 UNSUPPORTED = (
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "minContains",
-    "maxContains",
-    "dependentRequired",
-    "dependentSchemas",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
     "$dynamicRef",
     "$recursiveRef",
-    "dependencies",
     "uniqueItems",
 )
 MAX_ALTS = 64
@@ -160,6 +96,8 @@ class Normalizer:
         self.formats = formats
         self.warnings: list[str] = []
         self._active: list[int] = []
+        self._pointers: list[str] = []
+        self.last_pointer = ""
         self._valid: Callable[[Sub, Any], bool] | None = None
 
     def weaken(self, ptr: str, message: str) -> None:
@@ -185,10 +123,24 @@ class Normalizer:
         if len(self._active) > MAX_DEPTH:
             raise SchemaError("schema nested too deeply", pointer=sub.ptr)
         self._active.append(key)
+        self._pointers.append(sub.ptr)
+        self.last_pointer = sub.ptr
         try:
             return self._alts(sub)
+        except SchemaError as exc:
+            if exc.pointer:
+                raise
+            raise SchemaError(exc.reason, pointer=sub.ptr) from None
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError, OverflowError) as exc:
+            raise SchemaError(f"malformed schema: {exc!r}"[:200], pointer=sub.ptr) from None
         finally:
             self._active.pop()
+            self._pointers.pop()
+
+    @property
+    def current_pointer(self) -> str:
+        """The pointer of the subschema being converted (for errors raised outside a keyword check)."""
+        return self._pointers[-1] if self._pointers else self.last_pointer
 
     def _alts(self, sub: Sub) -> list[Alt]:
         s = sub.schema
@@ -198,8 +150,12 @@ class Normalizer:
             return []
         if not isinstance(s, dict):
             raise SchemaError("a schema must be an object or a boolean", pointer=sub.ptr)
+        check_keywords(s, sub.ptr)
         if "enum" in s or "const" in s:
             return self._enum(sub)
+        finite = self._finite(sub)
+        if finite is not None:
+            return finite
         for kw in UNSUPPORTED:
             if kw in s:
                 if kw == "uniqueItems" and (s[kw] is False or s.get("maxItems", 2) <= 1):
@@ -228,9 +184,109 @@ class Normalizer:
                 self.intersect_lists(result, self.alts(sub.child("oneOf", i)), sub) for i, _ in enumerate(s["oneOf"])
             ]
             if not self._disjoint(branches, sub):
-                self.weaken(f"{sub.ptr}/oneOf", "oneOf branches may overlap (exactly-one cannot be enforced)")
+                exclusive = self._exclusive(branches, sub)
+                if exclusive is None:
+                    self.weaken(f"{sub.ptr}/oneOf", "oneOf branches may overlap (exactly-one cannot be enforced)")
+                else:
+                    branches = exclusive
             result = [a for br in branches for a in br]
+        if "not" in s:
+            try:
+                negated = complement_alts(
+                    self.alts(sub.child("not")), sub, lambda a, b: self.intersect_lists(a, b, sub)
+                )
+                combined = None if negated is None else self.intersect_lists(result, negated, sub)
+            except SchemaError as exc:
+                if not exc.reason.startswith("more than"):  # only the size cap is a weakening here
+                    raise
+                combined = None
+            if combined is None:
+                self.weaken(f"{sub.ptr}/not", "'not' of this schema cannot be enforced by a grammar")
+            else:
+                result = combined
+        if "if" in s and ("then" in s or "else" in s):
+            result = self._conditional(sub, result)
+        result = self._dependencies(sub, result)
+        if "unevaluatedProperties" in s or "unevaluatedItems" in s:
+            result = [self._unevaluated(a, sub) for a in result]
         return result
+
+    def _finite(self, sub: Sub) -> list[Alt] | None:
+        """When an ``allOf`` member is an ``enum``/``const``, the schema's values are finite: keep those
+        jsonschema accepts under the whole schema (exact, whatever the other keywords are). Else None."""
+        for member in sub.schema.get("allOf", []):
+            if isinstance(member, dict) and ("enum" in member or "const" in member):
+                values = [member["const"]] if "const" in member else member["enum"]
+                if not isinstance(values, list):
+                    return None
+                kept = tuple(v for v in values if self.valid(sub, v))
+                return [EnumAlt(kept)] if kept else []
+        return None
+
+    def _conditional(self, sub: Sub, result: list[Alt]) -> list[Alt]:
+        """``if``/``then``/``else`` as (if ∧ then) ∨ (¬if ∧ else); needs the complement of ``if``."""
+        cond = self.alts(sub.child("if"))
+        negated = complement_alts(cond, sub, lambda a, b: self.intersect_lists(a, b, sub))
+        if negated is None:
+            self.weaken(f"{sub.ptr}/if", "'if' whose complement cannot be enforced by a grammar")
+            return result
+        then = self.alts(sub.child("then")) if "then" in sub.schema else None
+        other = self.alts(sub.child("else")) if "else" in sub.schema else None
+        branches = (cond if then is None else self.intersect_lists(cond, then, sub)) + (
+            negated if other is None else self.intersect_lists(negated, other, sub)
+        )
+        return self.intersect_lists(result, branches, sub)
+
+    def _dependencies(self, sub: Sub, result: list[Alt]) -> list[Alt]:
+        """Apply dependentRequired/dependentSchemas/dependencies: per key, absent or present with its dependency."""
+        s = sub.schema
+        items: list[tuple[str, str, Any]] = []
+        for kw in ("dependentRequired", "dependentSchemas", "dependencies"):
+            value = s.get(kw)
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                raise SchemaError(f"'{kw}' must be an object", pointer=f"{sub.ptr}/{kw}")
+            items.extend((kw, key, dep) for key, dep in value.items())
+        for kw, key, dep in items:
+            absent: list[Alt] = [forbid_key(key, sub), *other_types(ObjAlt)]
+            present: list[Alt] = [ObjAlt(required=frozenset({key}))]
+            if isinstance(dep, list):
+                if not all(isinstance(k, str) for k in dep):
+                    raise SchemaError(f"'{kw}' lists must hold strings", pointer=f"{sub.ptr}/{kw}/{key}")
+                present = [ObjAlt(required=frozenset({key, *dep}))]
+            else:
+                present = self.intersect_lists(present, self.alts(sub.child(kw, key)), sub)
+            result = self.intersect_lists(result, absent + present, sub)
+        return result
+
+    def _unevaluated(self, alt: Alt, sub: Sub) -> Alt:
+        """Apply ``unevaluatedProperties``/``unevaluatedItems`` of ``sub`` to one alternative.
+
+        An alternative merges the subschemas that must all hold for it (siblings, ``allOf``, ``$ref``, one
+        ``anyOf``/``oneOf`` branch), so its listed properties, patterns and additionalProperties are what
+        those evaluate: a key outside them is unevaluated. When another branch also holds, jsonschema
+        evaluates more keys, so this is exact or narrower, never wider. An alternative with an
+        additionalProperties (or ``items``) evaluates everything: the keyword changes nothing.
+        """
+        s = sub.schema
+        if isinstance(alt, ObjAlt) and "unevaluatedProperties" in s and not alt.additional:
+            uneval = sub.child("unevaluatedProperties")
+            return ObjAlt(
+                tuple((k, (*conj, uneval)) if k in alt.opaque else (k, conj) for k, conj in alt.props),
+                alt.required,
+                alt.patterns,
+                (uneval,),
+                alt.min_props,
+                alt.max_props,
+                alt.ptr,
+                True,
+                alt.names,
+                alt.opaque,
+            )
+        if isinstance(alt, ArrAlt) and "unevaluatedItems" in s and not alt.items:
+            return ArrAlt(alt.prefix, (sub.child("unevaluatedItems"),), alt.min_items, alt.max_items)
+        return alt
 
     def _types(self, sub: Sub) -> list[str]:
         t = sub.schema.get("type")
@@ -322,7 +378,9 @@ class Normalizer:
                 formats = ((fmt, f"{sub.ptr}/format"),)
             else:
                 self.weaken(f"{sub.ptr}/format", f"unknown format {fmt!r}")
-        return StrAlt(int(s.get("minLength", 0)), _opt_int(s.get("maxLength")), patterns, formats)
+        return StrAlt(
+            count_keyword(s, "minLength", sub.ptr) or 0, count_keyword(s, "maxLength", sub.ptr), patterns, formats
+        )
 
     def _array(self, sub: Sub, s: dict[str, Any]) -> ArrAlt:
         prefix: list[Conj] = []
@@ -336,7 +394,21 @@ class Normalizer:
                 prefix = [(sub.child("prefixItems", i),) for i in range(len(s["prefixItems"]))]
             if "items" in s:
                 items = (sub.child("items"),)
-        return ArrAlt(tuple(prefix), items, int(s.get("minItems", 0)), _opt_int(s.get("maxItems")))
+        contains: tuple[tuple[Conj, int, str], ...] = ()
+        if "contains" in s:
+            least = count_keyword(s, "minContains", sub.ptr)
+            if "maxContains" in s:
+                count_keyword(s, "maxContains", sub.ptr)
+                self.weaken(f"{sub.ptr}/maxContains", "'maxContains' cannot be enforced by a grammar")
+            if least != 0:
+                contains = (((sub.child("contains"),), 1 if least is None else least, f"{sub.ptr}/contains"),)
+        return ArrAlt(
+            tuple(prefix),
+            items,
+            count_keyword(s, "minItems", sub.ptr) or 0,
+            count_keyword(s, "maxItems", sub.ptr),
+            contains,
+        )
 
     def _object(self, sub: Sub, s: dict[str, Any]) -> ObjAlt:
         props = tuple((k, (sub.child("properties", k),)) for k in s.get("properties", {}))
@@ -352,15 +424,17 @@ class Normalizer:
             additional = (Sub(False, sub.base, f"{sub.ptr}/additionalProperties"),)
             explicit = True
         required = s.get("required", [])
+        names: Conj = (sub.child("propertyNames"),) if "propertyNames" in s else ()
         return ObjAlt(
             props,
             frozenset(required),
             patterns,
             additional,
-            int(s.get("minProperties", 0)),
-            _opt_int(s.get("maxProperties")),
+            count_keyword(s, "minProperties", sub.ptr) or 0,
+            count_keyword(s, "maxProperties", sub.ptr),
             sub.ptr,
             explicit,
+            names,
         )
 
     def conj_alts(self, conj: Conj, sub: Sub) -> list[Alt]:
@@ -368,6 +442,49 @@ class Normalizer:
         result: list[Alt] = [self._typed(sub, t, {}) for t in _ALL_TYPES]
         for part in conj:
             result = self.intersect_lists(result, self.alts(part), part)
+        return result
+
+    def _exclusive(self, branches: list[list[Alt]], sub: Sub) -> list[list[Alt]] | None:
+        """Each branch minus the branches it may overlap: B_i ∧ ⋀ N_j with N_j ⊆ ¬B_j, or None.
+
+        N_j is the exact complement when it is small, else what a discriminator of B_j excludes (a required
+        key with a const/enum value absent, or present with another value). Since N_j ⊆ ¬B_j the result
+        only accepts values valid under exactly one branch (exact when every N_j is the exact complement).
+        """
+        out = []
+        for i, own in enumerate(branches):
+            kept = own
+            for j, other in enumerate(branches):
+                if i == j or not kept or all(self._alt_disjoint(x, y, sub, 2) for x in kept for y in other):
+                    continue
+                excluded = self._excluder(other, sub)
+                if excluded is None:
+                    return None
+                try:
+                    kept = self.intersect_lists(kept, excluded, sub)
+                except SchemaError:
+                    return None
+            out.append(kept)
+        return out
+
+    def _excluder(self, alts: list[Alt], sub: Sub) -> list[Alt] | None:
+        """Alternatives accepting only values ``alts`` rejects (all of them when small), or None."""
+
+        def intersect(a: list[Alt], b: list[Alt]) -> list[Alt]:
+            return self.intersect_lists(a, b, sub)
+
+        try:
+            exact = complement_alts(alts, sub, intersect)
+        except SchemaError:
+            exact = None
+        if exact is not None and len(exact) <= 8:
+            return exact
+        result: list[Alt] = [NullAlt(), BoolAlt(), NumAlt(), StrAlt(), ArrAlt(), ObjAlt()]
+        for alt in alts:
+            part = discriminator_complement(alt, sub)
+            if part is None:
+                return None
+            result = intersect(result, part)
         return result
 
     def _disjoint(self, branches: list[list[Alt]], sub: Sub) -> bool:
@@ -391,12 +508,25 @@ class Normalizer:
             lo = _tighter(x.lo, y.lo, True)
             hi = _tighter(x.hi, y.hi, False)
             return lo is not None and hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and not (lo[1] and hi[1])))
-        if isinstance(x, ObjAlt) and isinstance(y, ObjAlt) and depth > 0:
-            for key in sorted(x.required & y.required):
-                xa = self.conj_alts(_value_conj(x, key), sub)
-                ya = self.conj_alts(_value_conj(y, key), sub)
-                if all(self._alt_disjoint(p, q, sub, depth - 1) for p in xa for q in ya):
-                    return True
+        if isinstance(x, StrAlt) and isinstance(y, StrAlt):
+            return _ranges_disjoint(x.min_len, x.max_len, y.min_len, y.max_len)
+        if isinstance(x, ArrAlt) and isinstance(y, ArrAlt):
+            return _ranges_disjoint(x.min_items, x.max_items, y.min_items, y.max_items)
+        if isinstance(x, ObjAlt) and isinstance(y, ObjAlt):
+            if _ranges_disjoint(x.min_props, x.max_props, y.min_props, y.max_props):
+                return True
+            # A key one branch requires and the other forbids (a discriminator by presence).
+            for a, b in ((x, y), (y, x)):
+                for key in sorted(a.required):
+                    if not self.conj_alts(_value_conj(b, key), sub):
+                        return True
+            if depth > 0:
+                # A key both require, with values no value satisfies in both (a const/enum/type discriminator).
+                for key in sorted(x.required & y.required):
+                    xa = self.conj_alts(_value_conj(x, key), sub)
+                    ya = self.conj_alts(_value_conj(y, key), sub)
+                    if all(self._alt_disjoint(p, q, sub, depth - 1) for p in xa for q in ya):
+                        return True
         return False
 
     # -- intersection -----------------------------------------------------------------------------
@@ -439,11 +569,19 @@ class Normalizer:
                 _min_opt(x.max_len, y.max_len),
                 x.patterns + y.patterns,
                 x.formats + y.formats,
+                x.not_patterns + y.not_patterns,
+                x.not_values + y.not_values,
             )
         if isinstance(x, ArrAlt) and isinstance(y, ArrAlt):
             n = max(len(x.prefix), len(y.prefix))
             prefix = tuple(_at(x, i) + _at(y, i) for i in range(n))
-            return ArrAlt(prefix, x.items + y.items, max(x.min_items, y.min_items), _min_opt(x.max_items, y.max_items))
+            return ArrAlt(
+                prefix,
+                x.items + y.items,
+                max(x.min_items, y.min_items),
+                _min_opt(x.max_items, y.max_items),
+                x.contains + y.contains,
+            )
         assert isinstance(x, ObjAlt) and isinstance(y, ObjAlt)
         return self._intersect_objects(x, y, sub)
 
@@ -464,6 +602,8 @@ class Normalizer:
             _min_opt(x.max_props, y.max_props),
             x.ptr or y.ptr,
             x.explicit_additional or y.explicit_additional,
+            x.names + y.names,
+            (x.opaque - _annotated(y)) | (y.opaque - _annotated(x)),
         )
 
     def accepts(self, alt: Alt, v: Any) -> bool:
@@ -490,6 +630,8 @@ class Normalizer:
                 return False
             if alt.max_len is not None and len(v) > alt.max_len:
                 return False
+            if v in alt.not_values or any(self.registry.valid_schema({"pattern": p}, v) for p, _ in alt.not_patterns):
+                return False
             return all(self.registry.valid_schema({"pattern": p}, v) for p, _ in alt.patterns) and all(
                 self.registry.valid_schema({"format": f}, v) for f, _ in alt.formats
             )
@@ -498,11 +640,16 @@ class Normalizer:
                 return False
             if alt.max_items is not None and len(v) > alt.max_items:
                 return False
+            for conj, least, _ in alt.contains:
+                if sum(all(self.valid(s, item) for s in conj) for item in v) < least:
+                    return False
             return all(all(self.valid(s, item) for s in _at(alt, i)) for i, item in enumerate(v))
         assert isinstance(alt, ObjAlt)
         if not isinstance(v, dict) or len(v) < alt.min_props or not alt.required <= v.keys():
             return False
         if alt.max_props is not None and len(v) > alt.max_props:
+            return False
+        if not all(self.valid(s, k) for s in alt.names for k in v):
             return False
         return all(all(self.valid(s, item) for s in _value_conj(alt, k)) for k, item in v.items())
 
@@ -528,8 +675,14 @@ def _at(a: ArrAlt, i: int) -> Conj:
     return a.prefix[i] if i < len(a.prefix) else a.items
 
 
-def _opt_int(v: Any) -> int | None:
-    return None if v is None else int(v)
+def _annotated(o: ObjAlt) -> frozenset[str]:
+    """Listed keys of ``o`` that an annotating keyword (properties) evaluates."""
+    return frozenset(k for k, _ in o.props) - o.opaque
+
+
+def _ranges_disjoint(a_lo: int, a_hi: int | None, b_lo: int, b_hi: int | None) -> bool:
+    """Whether the count ranges [a_lo, a_hi] and [b_lo, b_hi] (None = unbounded) share no value."""
+    return (a_hi is not None and a_hi < b_lo) or (b_hi is not None and b_hi < a_lo)
 
 
 def _min_opt(a: int | None, b: int | None) -> int | None:

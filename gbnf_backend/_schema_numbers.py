@@ -14,7 +14,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 
-__all__ = ["Bound", "int_range_expr", "number_range_expr"]
+__all__ = ["Bound", "int_range_expr", "multiples_expr", "number_range_expr", "scientific_expr"]
 
 # A bound: (value, inclusive). None = unbounded on that side.
 Bound = tuple[Fraction, bool] | None
@@ -247,3 +247,216 @@ def _magnitude(lo: Bound, hi: Bound, new_rule: NewRule) -> str | None:
     if middle is not None:
         parts.insert(1 if frac_lo is not None else 0, f"{middle} {any_frac}")
     return _alts(parts) if parts else None
+
+
+def _decade(v: Fraction) -> int:
+    """The integer E with 10^E <= v < 10^(E+1), for v > 0 (exact)."""
+    e = len(str(v.numerator)) - len(str(v.denominator))
+    while Fraction(10) ** e > v:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= v:
+        e += 1
+    return e
+
+
+def _exponent_values(lo: int | None, hi: int | None) -> str | None:
+    """``[eE]`` and an exponent whose value is in [lo, hi] (None = unbounded); any sign and leading zeros."""
+    if lo is not None and hi is not None and hi < lo:
+        return None
+    parts = []
+    if hi is None or hi >= 0:
+        pos = _uint_range(max(lo, 0) if lo is not None else 0, hi)
+        if pos is not None:
+            parts.append(f'"+"? "0"* {pos}')
+    if lo is None or lo <= 0:
+        neg = _uint_range(max(-hi, 0) if hi is not None else 0, None if lo is None else -lo)
+        if neg is not None:
+            parts.append(f'"-" "0"* {neg}')
+    return f"[eE] {_alts(parts)}" if parts else None
+
+
+def _scientific_magnitudes(lo: Bound, hi: Bound) -> list[str]:
+    """Spellings ``d.ddd e E`` (d in 1-9, the normal form ``json.dumps`` writes) of magnitudes in [lo, hi].
+
+    A spelling with leading digit d and exponent E lies in [d·10^E, (d+1)·10^E); only (d, E) cells wholly
+    inside the range are accepted, so the result is exact on the safe side (a value in a cell that straddles a
+    bound is refused in this spelling; its plain decimal spelling is still accepted). ``lo`` is ≥ 0.
+    """
+    assert lo is not None
+    if lo[0] < 0:
+        lo = (Fraction(0), True)
+    ten = Fraction(10)
+    # Whole decades [10^E, 10^(E+1)) inside the range: E in [e_lo, e_hi].
+    e_lo: int | None = None
+    if lo[0] > 0:
+        e = _decade(lo[0])
+        e_lo = e if (ten**e == lo[0] and lo[1]) else e + 1
+    e_hi: int | None = None
+    if hi is not None:
+        if hi[0] <= 0:
+            return []
+        e_hi = _decade(hi[0]) - 1
+    mantissa = '[1-9] ("." [0-9]+)?'
+    out = []
+    whole = _exponent_values(e_lo, e_hi)
+    if whole is not None:
+        out.append(f"{mantissa} {whole}")
+    # Cells of the neighbouring decades, digit by digit.
+    edges = {
+        e for e in ((e_lo - 1) if e_lo is not None else None, (e_hi + 1) if e_hi is not None else None) if e is not None
+    }
+    for e in sorted(edges):
+        if e_lo is not None and e_hi is not None and e_lo <= e <= e_hi:
+            continue
+        unit = ten**e
+        digits = [
+            d
+            for d in range(1, 10)
+            if (d * unit > lo[0] or (d * unit == lo[0] and lo[1])) and (hi is None or (d + 1) * unit <= hi[0])
+        ]
+        if digits:
+            cls = "[" + "".join(str(d) for d in digits) + "]"
+            exp = _exponent_values(e, e)
+            out.append(f'{cls} ("." [0-9]+)? {exp}')
+    return out
+
+
+def _point_spelling(v: Fraction) -> str | None:
+    """Normal-form exponent spellings (``d.ddd`` then any trailing zeros, ``e±E``) of exactly ``v`` > 0."""
+    split = _split(v)
+    if split is None:
+        return None
+    whole, frac = split
+    digits = (str(whole) if whole else "") + frac
+    lead = len(digits) - len(digits.lstrip("0"))
+    sig = digits.strip("0")
+    e = len(str(whole)) - 1 if whole else -(lead + 1)
+    exp = _exponent_values(e, e)
+    rest = f'"." "{sig[1:]}" [0]*' if len(sig) > 1 else '("." [0]+)?'
+    return f'"{sig[0]}" {rest} {exp}'
+
+
+def scientific_expr(lo: Bound, hi: Bound) -> str | None:
+    """Return an expression for exponent spellings of numbers in the given range, None if none is safe.
+
+    Positive numbers as ``d.ddd[eE]±E``, negative ones with a leading ``-``; see
+    :func:`_scientific_magnitudes` for which cells are accepted. Cost: O(digits of the exponent bounds).
+    """
+    parts: list[str] = []
+    # An inclusive bound is itself valid: its own normal-form spellings (1e-06 for minimum 0.000001).
+    for bound in (lo, hi):
+        if bound is not None and bound[1] and bound[0] != 0:
+            point = _point_spelling(abs(bound[0]))
+            if point is not None:
+                parts.append(point if bound[0] > 0 else f'"-" {point}')
+    if hi is None or hi[0] > 0:
+        parts.extend(_scientific_magnitudes(lo if lo is not None else (Fraction(0), True), hi))
+    if lo is None or lo[0] < 0:
+        neg_lo: Bound = (-hi[0], hi[1]) if hi is not None and hi[0] < 0 else (Fraction(0), True)
+        neg_hi: Bound = None if lo is None else (-lo[0], lo[1])
+        parts.extend(f'"-" {p}' for p in _scientific_magnitudes(neg_lo, neg_hi))
+    if not parts:
+        return None
+    return _alts([p if " " not in p else f"({p})" for p in parts])
+
+
+#: Most helper rules :func:`multiples_expr` may create (digit positions × tightness × remainders).
+MAX_MULTIPLE_RULES = 6000
+
+
+def multiples_expr(k: int, lo: int | None, hi: int | None, new_rule: NewRule) -> str | None:
+    """Return an expression for the JSON integers in [lo, hi] (None = unbounded) divisible by ``k``.
+
+    A digit automaton tracks, per position, whether the prefix still equals a bound's prefix and the
+    remainder modulo ``k`` (exact). None if no integer qualifies; ValueError when it would take more than
+    :data:`MAX_MULTIPLE_RULES` rules. ``-0`` is accepted when 0 is in range.
+    """
+    if lo is not None and hi is not None and hi < lo:
+        return None
+    budget = [MAX_MULTIPLE_RULES]
+    parts = []
+    if lo is None or lo < 0:
+        mag_lo = 1 if hi is None or hi >= -1 else -hi
+        neg = _uint_multiples(k, mag_lo, None if lo is None else -lo, new_rule, budget)
+        zero = (lo is None or lo <= 0) and (hi is None or hi >= 0)
+        options = [e for e in (neg, '"0"' if zero else None) if e is not None]
+        if options:
+            parts.append(f'"-" {_alts(options)}')
+    if hi is None or hi >= 0:
+        pos = _uint_multiples(k, max(lo, 0) if lo is not None else 0, hi, new_rule, budget)
+        if pos is not None:
+            parts.append(pos)
+    return _alts(parts) if parts else None
+
+
+def _uint_multiples(k: int, a: int, b: int | None, new_rule: NewRule, budget: list[int]) -> str | None:
+    """Non-negative integers in [a, b] divisible by k, without leading zeros."""
+    if b is not None and b < a:
+        return None
+    memo: dict[tuple[str, str, int, bool, bool, int], str | None] = {}
+
+    def rule(body: str) -> str:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ValueError("multipleOf automaton too large")
+        name = new_rule("mul", None)
+        new_rule(name, body)
+        return name
+
+    def walk(x: str, y: str, i: int, tight_lo: bool, tight_hi: bool, r: int) -> str | None:
+        """Digits i.. of a length-len(x) number in [x, y] (prefix so far tight as flagged), remainder r."""
+        if i == len(x):
+            return '""' if r == 0 else None
+        key = (x, y, i, tight_lo, tight_hi, r)
+        if key in memo:
+            return memo[key]
+        d_lo = int(x[i]) if tight_lo else 0
+        d_hi = int(y[i]) if tight_hi else 9
+        groups: dict[str, list[int]] = {}
+        for d in range(d_lo, d_hi + 1):
+            rest = walk(x, y, i + 1, tight_lo and d == d_lo, tight_hi and d == d_hi, (10 * r + d) % k)
+            if rest is not None:
+                groups.setdefault(rest, []).append(d)
+        alts = [f"[{''.join(map(str, ds))}]" + ("" if rest == '""' else f" {rest}") for rest, ds in groups.items()]
+        result = None if not alts else rule(" | ".join(alts)) if len(alts) > 1 or " " in alts[0] else alts[0]
+        memo[key] = result
+        return result
+
+    parts = []
+    top = len(str(b)) if b is not None else len(str(a))
+    for length in range(len(str(a)), top + 1):
+        x = max(a, 10 ** (length - 1) if length > 1 else 0)
+        y = 10**length - 1 if b is None else min(b, 10**length - 1)
+        if x <= y:
+            e = walk(str(x), str(y), 0, True, True, 0)
+            if e is not None:
+                parts.append(e)
+    if b is None:
+        # Longer numbers: a non-zero digit, then at least ``top`` digits; remainders tracked throughout.
+        spend = (top + 1) * k
+        budget[0] -= spend
+        if budget[0] < 0:
+            raise ValueError("multipleOf automaton too large")
+        tail = [new_rule("mod", None) for _ in range(k)]
+        for r in range(k):
+            alts = (['""'] if r == 0 else []) + _digit_steps(k, r, tail)
+            new_rule(tail[r], " | ".join(alts))
+        level = tail
+        for _ in range(top):
+            names = [new_rule("mod", None) for _ in range(k)]
+            for r in range(k):
+                new_rule(names[r], " | ".join(_digit_steps(k, r, level)))
+            level = names
+        lead: dict[int, list[int]] = {}
+        for d in range(1, 10):
+            lead.setdefault(d % k, []).append(d)
+        parts.extend(f"[{''.join(map(str, ds))}] {level[r]}" for r, ds in sorted(lead.items()))
+    return _alts(parts) if parts else None
+
+
+def _digit_steps(k: int, r: int, targets: list[str]) -> list[str]:
+    """Alternatives ``[digits] targets[(10 r + d) mod k]`` grouped by target."""
+    groups: dict[int, list[int]] = {}
+    for d in range(10):
+        groups.setdefault((10 * r + d) % k, []).append(d)
+    return [f"[{''.join(map(str, ds))}] {targets[t]}" for t, ds in sorted(groups.items())]

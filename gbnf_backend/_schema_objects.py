@@ -9,18 +9,21 @@ property (decoded, so ``"\\u0061"`` cannot smuggle in ``a``): a trie over the li
 node also offers "any other character". With ``minProperties``/``maxProperties`` the rules carry the count
 so far in their names (``…-o3-c1``): exact, and at most (#properties + 1) × (bound + 1) rules.
 
-``patternProperties`` are exact when additional properties are forbidden and there is one pattern (or all
-patterns share one schema) that no listed property matches. When additional properties are allowed, an
-extra member must satisfy its pattern's schema *and* ``additionalProperties``: narrower than JSON Schema
-(a valid object may be refused) but never wider.
+``patternProperties`` (one pattern, or all patterns sharing one schema, matching no listed property): a
+key matching a pattern takes the pattern's schema; any other unlisted key takes ``additionalProperties``,
+exactly when that implies the pattern's schema (forbidden, the same schema, or a pattern schema accepting
+anything), else with a value valid under both (narrower than JSON Schema, never wider).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._schema_ir import ArrAlt, Conj, ObjAlt
+from ._schema_keys import KeyDfa, KeyDfaTooLarge, build_key_dfa, emit_keys
+from ._schema_keywords import count_keyword
 from ._schema_resolve import Sub
 from ._schema_text import (
     Charset,
@@ -34,7 +37,7 @@ from ._schema_text import (
     union,
 )
 from .errors import SchemaError
-from .regex_gbnf import RegexError, translate_regex
+from .regex_gbnf import RegexError, counted_repeat, translate_regex
 
 if TYPE_CHECKING:
     from ._schema_emit import Emitter
@@ -50,6 +53,10 @@ _PLAIN: Charset = subtract(charset([(_PLAIN_LO, _PLAIN_HI)]), charset([(0x22, 0x
 def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
     """Expression for arrays accepted by ``alt``; None if no array is. Cost: O(#prefix items) rules."""
     ws = em.ws()
+    if alt.contains:
+        found, expr = _contains_expr(em, alt, owner, anchor)
+        if found:
+            return expr
     lo, hi = alt.min_items, alt.max_items
     prefix: list[str] = []
     for conj in alt.prefix:
@@ -72,7 +79,7 @@ def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
         r_lo = max(lo - len(prefix), 0)
         r_hi = None if hi is None else hi - len(prefix)
         nxt = em.helper(owner, "next", em.seq('","', ws, item, ws))
-        tail = _rep(nxt, r_lo, r_hi)
+        tail = _rep(em, owner, nxt, r_lo, r_hi)
     first_item = prefix[0] if prefix else item
     assert first_item is not None
     # Prefix positions 1..n-1, built from the end; each is optional once lo elements are present.
@@ -86,21 +93,47 @@ def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
         r_lo = max(lo - 1, 0)
         r_hi = None if hi is None else hi - 1
         nxt = em.helper(owner, "next", em.seq('","', ws, first_item, ws))
-        tail = _rep(nxt, r_lo, r_hi)
+        tail = _rep(em, owner, nxt, r_lo, r_hi)
     content = em.seq(first_item, ws, tail)
     if lo == 0:
         content = f"{content}?" if content.startswith("(") or " " not in content else f"({content})?"
     return em.seq('"["', ws, content, '"]"')
 
 
-def _rep(name: str, lo: int, hi: int | None) -> str:
+def _contains_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> tuple[bool, str | None]:
+    """Arrays with at least ``minContains`` items matching ``contains`` (all items matching ``items``).
+
+    Exact for one ``contains`` without prefix items, ``maxItems``, or a ``minItems`` above ``minContains``:
+    ``[ I* C (I* C){m-1} I* ]`` in JSON syntax, where C is an item valid under both schemas. Otherwise the
+    keyword is a weakening and (False, None) is returned (the caller then ignores it).
+    """
+    conj, least, ptr = alt.contains[0]
+    if len(alt.contains) > 1 or alt.prefix or alt.max_items is not None or alt.min_items > least:
+        em.norm.weaken(ptr, "'contains' combined with prefixItems, maxItems, a larger minItems or another contains")
+        return False, None
+    ws = em.ws()
+    item = em.rule_for(alt.items, anchor)
+    hit = em.rule_for(alt.items + conj, anchor)
+    if hit is None:
+        return True, None
+    if least > 1000:
+        em.norm.weaken(ptr, "minContains above 1000")
+        return False, None
+    skip = "" if item is None else em.helper(owner, "skip", em.seq(item, ws, '","', ws))
+    after = "" if item is None else em.helper(owner, "after", em.seq('","', ws, item, ws))
+    lead = f"{skip}*" if skip else ""
+    body = em.seq(lead, hit, ws)
+    if least > 1:
+        again = em.helper(owner, "again", em.seq('","', ws, lead, hit, ws))
+        body = em.seq(body, _rep(em, owner, again, least - 1, least - 1))
+    body = em.seq(body, f"{after}*" if after else "")
+    return True, em.seq('"["', ws, body, '"]"')
+
+
+def _rep(em: Emitter, owner: str, name: str, lo: int, hi: int | None) -> str:
     if hi is not None and hi <= 0:
         return ""
-    if hi is None:
-        return f"{name}*" if lo == 0 else (f"{name}+" if lo == 1 else f"{name}{{{lo},}}")
-    if lo == hi:
-        return name if lo == 1 else f"{name}{{{lo}}}"
-    return f"{name}?" if (lo, hi) == (0, 1) else f"{name}{{{lo},{hi}}}"
+    return counted_repeat(name, lo, hi, lambda b: em.helper(owner, "rep", b))
 
 
 def _matches(pattern: str, key: str) -> bool:
@@ -110,6 +143,91 @@ def _matches(pattern: str, key: str) -> bool:
         return True  # cannot tell: treat as overlapping (the caller then refuses or narrows)
 
 
+@dataclass
+class _KeyClasses:
+    """The key automaton of one object and the meaning of its components.
+
+    Components: ``0..n_patterns-1`` the patternProperties patterns, ``listed`` the listed property names,
+    ``required`` the propertyNames constraints every key must satisfy.
+    """
+
+    dfa: KeyDfa
+    n_patterns: int
+    listed: int
+    required: frozenset[int]
+
+    def names_ok(self, acc: frozenset[int]) -> bool:
+        return self.required <= acc
+
+    def matched(self, key: str) -> frozenset[int]:
+        return frozenset(i for i in self.dfa.run(key) if i < self.n_patterns)
+
+
+def _name_constraints(em: Emitter, alt: ObjAlt) -> tuple[list[str], list[list[str]]] | None:
+    """propertyNames as key-automaton components: (patterns, finite name sets); None if no key is allowed.
+
+    Handled: ``true``/``{}``, ``false``, and schemas made of ``pattern``, ``enum``/``const``,
+    ``minLength``/``maxLength`` and ``type: string`` (after following plain ``$ref``). Anything else is a
+    weakening (dropped with a warning, or refused in strict mode).
+    """
+    patterns: list[str] = []
+    sets: list[list[str]] = []
+    for raw in alt.names:
+        sub = em._deref(raw)
+        s = sub.schema
+        if s is True:
+            continue
+        if s is False:
+            return None
+        extra = set(s) - _NAME_KEYWORDS
+        if extra or s.get("type", "string") not in ("string", ["string"]):
+            em.norm.weaken(sub.ptr, f"propertyNames with {sorted(extra) or ['type']}")
+            continue
+        if "pattern" in s:
+            patterns.append(s["pattern"])
+        if "const" in s or "enum" in s:
+            values = [s["const"]] if "const" in s else s["enum"]
+            sets.append([v for v in values if isinstance(v, str)])
+        if "minLength" in s or "maxLength" in s:
+            lo = count_keyword(s, "minLength", sub.ptr) or 0
+            hi = count_keyword(s, "maxLength", sub.ptr)
+            if hi is not None and hi < lo:
+                return None
+            patterns.append(f"^[\\s\\S]{{{lo},{'' if hi is None else hi}}}$")
+    return patterns, sets
+
+
+_NAME_KEYWORDS = frozenset(
+    {"pattern", "enum", "const", "type", "minLength", "maxLength", "title", "description", "$comment", "examples"}
+)
+
+
+def _key_classes(em: Emitter, alt: ObjAlt, known: list[str]) -> _KeyClasses | None:
+    """Build the key automaton, or None when it is too large (callers fall back to narrower forms).
+
+    Raises SchemaError for invalid patterns.
+    """
+    constraints = _name_constraints(em, alt) if alt.names else ([], [])
+    if constraints is None:
+        constraints = (["[]"], [])  # propertyNames: false (the empty class matches no key)
+    name_patterns, name_sets = constraints
+    patterns = [p for p, _, _ in alt.patterns]
+    n = len(patterns)
+    try:
+        dfa = build_key_dfa(patterns + name_patterns, [known, *name_sets])
+    except KeyDfaTooLarge:
+        return None
+    except RegexError as exc:
+        ptr = next((ptr for p, _, ptr in alt.patterns if p == exc.pattern), alt.ptr)
+        if exc.invalid:
+            raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
+        em.norm.weaken(ptr, f"pattern: {exc}")
+        return None
+    listed = n + len(name_patterns)
+    required = frozenset(range(n, listed)) | frozenset(range(listed + 1, listed + 1 + len(name_sets)))
+    return _KeyClasses(dfa, n, listed, required)
+
+
 def object_expr(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub) -> str | None:
     """Expression for objects accepted by ``alt``; None if none is. Cost: O(#props × count bound)."""
     ws = em.ws()
@@ -117,24 +235,80 @@ def object_expr(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub) -> str | None
     listed = dict(alt.props)
     for key in sorted(alt.required - set(names)):
         names.append(key)
+    classes = _key_classes(em, alt, list(dict.fromkeys(names))) if (alt.patterns or alt.names) else None
+    # Listed keys are checked against propertyNames directly (jsonschema, references resolved).
+    name_subs = list(alt.names)
     members: list[tuple[str, str | None, bool]] = []  # key, member expression, required
     for key in names:
+        required = key in alt.required
+        if not all(em.norm.valid(sub, key) for sub in name_subs):
+            if required:
+                return None
+            continue
         conj: Conj = listed.get(key, ())
-        matched: Conj = tuple(s for p, c, _ in alt.patterns if _matches(p, key) for s in c)
+        if classes is not None:
+            hit = classes.matched(key)
+            matched: Conj = tuple(s for i, (_, c, _) in enumerate(alt.patterns) if i in hit for s in c)
+        else:
+            matched = tuple(s for p, c, _ in alt.patterns if _matches(p, key) for s in c)
         conj = conj + matched if key in listed else matched if matched else alt.additional
         rule = em.rule_for(conj, anchor)
-        required = key in alt.required
         if rule is None and required:
             return None
         member = None if rule is None else em.seq(json_string_literal(key), ws, '":"', ws, rule, ws)
         members.append((key, member, required))
     members = [m for m in members if m[1] is not None]
-    extra = _additional_member(em, alt, owner, anchor, [k for k, _, _ in members] + names)
+    known = list(dict.fromkeys([k for k, _, _ in members] + names))
+    if classes is not None:
+        extra = _classified_member(em, alt, owner, anchor, classes)
+    else:
+        if alt.names:
+            em.norm.weaken(alt.ptr, "propertyNames (key automaton too large)")
+        extra = _additional_member(em, alt, owner, anchor, known)
     return _object_rules(em, owner, ws, members, extra, alt.min_props, alt.max_props)
 
 
+def _classified_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, classes: _KeyClasses) -> str | None:
+    """One unlisted member, exactly: for each set T of patterns a key can match (none: additionalProperties),
+    the keys matching exactly T (and propertyNames), with a value valid under T's schemas."""
+    ws = em.ws()
+    n = len(alt.patterns)
+    sets = {
+        frozenset(i for i in acc if i < n)
+        for acc in classes.dfa.accepts
+        if classes.listed not in acc and classes.names_ok(acc)
+    }
+    options = []
+    for hit in sorted(sets, key=sorted):
+        conj: Conj = (
+            tuple(s for i, (_, c, _) in enumerate(alt.patterns) if i in hit for s in c) if hit else alt.additional
+        )
+        value = em.rule_for(conj, anchor)
+        if value is None:
+            continue
+
+        def accept(acc: frozenset[int], hit: frozenset[int] = hit) -> bool:
+            return classes.listed not in acc and classes.names_ok(acc) and frozenset(i for i in acc if i < n) == hit
+
+        def new_rule() -> str:
+            return em.fresh(em.sub_name(owner, "k"))
+
+        def set_rule(name: str, body: str) -> None:
+            em.rules[name] = body
+
+        key = emit_keys(classes.dfa, accept, em.charset_rule, new_rule, set_rule)
+        if key is not None:
+            options.append(em.seq(key, ws, '":"', ws, value, ws))
+    if not options:
+        return None
+    return options[0] if len(options) == 1 else "(" + " | ".join(options) + ")"
+
+
 def _additional_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, known: list[str]) -> str | None:
-    """Expression for one additional member (key, colon, value), or None if none is allowed."""
+    """Expression for one additional member (key, colon, value), or None if none is allowed.
+
+    The fallback when the key automaton is too large: exact without patterns, narrower with them.
+    """
     ws = em.ws()
     known = list(dict.fromkeys(known))
     additional_false = em.rule_for(alt.additional, anchor) is None
@@ -151,28 +325,44 @@ def _additional_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, known:
     if len(schemas) > 1:
         em.norm.weaken(alt.patterns[0][2], "several patternProperties with different schemas")
     conj: Conj = alt.patterns[0][1]
-    if not additional_false:
-        conj = conj + alt.additional
-        key = _key_not_in(em, owner, known)
+    pattern_value = em.rule_for(conj, anchor)
+    key = _pattern_keys(em, alt, owner)
+    by_pattern = None if key is None or pattern_value is None else em.seq(key, ws, '":"', ws, pattern_value, ws)
+    if additional_false:
+        return by_pattern
+    # A key matching the pattern takes the pattern's schema only; any other unlisted key takes
+    # additionalProperties. "Any other" would need the complement of the pattern, so the second branch
+    # admits every unlisted key with a value valid under both schemas: exact when additionalProperties
+    # implies the pattern's schema (the same schema, or a pattern schema accepting anything), narrower
+    # otherwise, never wider.
+    additional_value = em.rule_for(alt.additional, anchor)
+    if pattern_value is not None and (pattern_value in (additional_value, em.prim("value"))):
+        other_value = additional_value
     else:
-        char = em.prim("char")
-        keys = []
-        for p, ptr in dict.fromkeys((p, ptr) for p, _, ptr in alt.patterns):
-            try:
-                body = translate_regex(
-                    p, char_expr=em.charset_rule, any_star=f"{char}*", new_rule=lambda b: em.helper(owner, "re", b)
-                )
-            except RegexError as exc:
-                raise SchemaError(f"pattern: {exc}", pointer=ptr) from None
-            if body is not None:
-                keys.append(f'"\\"" {body} "\\""')
-        if not keys:
-            return None
-        key = keys[0] if len(keys) == 1 else "(" + " | ".join(keys) + ")"
-    value = em.rule_for(conj, anchor)
-    if value is None:
+        other_value = em.rule_for(conj + alt.additional, anchor)
+    other = None if other_value is None else em.seq(_key_not_in(em, owner, known), ws, '":"', ws, other_value, ws)
+    options = [o for o in (by_pattern, other) if o is not None]
+    if not options:
         return None
-    return em.seq(key, ws, '":"', ws, value, ws)
+    return options[0] if len(options) == 1 else "(" + " | ".join(options) + ")"
+
+
+def _pattern_keys(em: Emitter, alt: ObjAlt, owner: str) -> str | None:
+    """A JSON string matching one of the ``patternProperties`` patterns (None if none can match)."""
+    char = em.prim("char")
+    keys = []
+    for p, ptr in dict.fromkeys((p, ptr) for p, _, ptr in alt.patterns):
+        try:
+            body = translate_regex(
+                p, char_expr=em.charset_rule, any_star=f"{char}*", new_rule=lambda b: em.helper(owner, "re", b)
+            )
+        except RegexError as exc:
+            raise SchemaError(f"pattern: {exc}", pointer=ptr) from None
+        if body is not None:
+            keys.append(f'"\\"" {body} "\\""')
+    if not keys:
+        return None
+    return keys[0] if len(keys) == 1 else "(" + " | ".join(keys) + ")"
 
 
 def _deviation(em: Emitter, kid_set: Charset) -> str:
@@ -284,7 +474,7 @@ def _object_rules(
         elif room is not None and room < need:
             rest[(n, c)] = None
         else:
-            rest[(n, c)] = _rep(extra_rule, need, room) if room != 0 else ("" if need == 0 else None)
+            rest[(n, c)] = _rep(em, owner, extra_rule, need, room) if room != 0 else ("" if need == 0 else None)
     for i in range(n - 1, -1, -1):
         _, member, required = members[i]
         for c in range(cap + 1):
@@ -318,7 +508,7 @@ def _object_rules(
             more_lo = max(cmin - 1, 0)
             more_hi = None if cmax is None else cmax - 1
             assert extra_rule is not None
-            first_alts.append(em.seq(extra, _rep(extra_rule, more_lo, more_hi)))
+            first_alts.append(em.seq(extra, _rep(em, owner, extra_rule, more_lo, more_hi)))
         if cmin == 0:
             first_alts.append('""')
     if not first_alts:

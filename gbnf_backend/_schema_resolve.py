@@ -182,6 +182,8 @@ class Registry:
                 return bool(val.is_valid(value))
             except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable, RecursionError):
                 return False
+            except Exception as exc:  # the schema is malformed in a way only evaluation shows (a bad regex, ...)
+                raise SchemaError(f"cannot evaluate the schema: {exc!r}"[:200], pointer=sub.ptr) from None
 
         return valid
 
@@ -201,7 +203,14 @@ class Registry:
         validator = jsonschema.Draft202012Validator(
             schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
         )
-        return lambda value: bool(validator.is_valid(value))
+
+        def check(value: Any) -> bool:
+            try:
+                return bool(validator.is_valid(value))
+            except Exception as exc:  # a bad regex or the like, found only by evaluating
+                raise SchemaError(f"cannot evaluate the schema: {exc!r}"[:200]) from None
+
+        return check
 
     @staticmethod
     def valid_schema(schema: dict[str, Any], value: Any) -> bool:
@@ -213,3 +222,5 @@ class Registry:
             return bool(jsonschema.Draft202012Validator(schema, format_checker=checker).is_valid(value))
         except jsonschema.exceptions.SchemaError:
             return False
+        except Exception as exc:  # a bad regex or the like, found only by evaluating
+            raise SchemaError(f"cannot evaluate the schema: {exc!r}"[:200]) from None

@@ -2,7 +2,7 @@
 
 * :class:`GrammarError` and :class:`SchemaError` mean *the definition is wrong* (a GBNF text, a combinator
   graph, a JSON Schema). They are raised when something is built, never while decoding.
-* :class:`ParseError` means *the input is wrong*: text that a grammar or parser does not accept.
+* Parse errors (the input is wrong) belong to the package that parses: ``peg.ParseError``.
 * :class:`MatchLimitError` means a grammar is so ambiguous that matching would need more live NPDA stacks than
   the documented cap allows.
 
@@ -13,12 +13,9 @@ already catch ``ValueError`` keep working.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 __all__ = [
     "GrammarError",
     "MatchLimitError",
-    "ParseError",
     "PegchatError",
     "SchemaError",
     "caret_snippet",
@@ -106,23 +103,6 @@ class SchemaError(PegchatError, ValueError):
     @property
     def one_line(self) -> str:
         return f"{self.pointer or '#'}: {self.reason}"
-
-
-class ParseError(PegchatError, ValueError):
-    """Input text is not accepted.
-
-    ``position`` is the furthest offset reached, ``expected`` the sorted descriptions of what would have been
-    accepted there, ``line``/``column`` its 1-based location and ``snippet`` a caret picture.
-    """
-
-    def __init__(self, text: str, position: int, expected: Iterable[str] = (), message: str = "") -> None:
-        self.position = position
-        self.expected = tuple(sorted(set(expected)))
-        self.line, self.column = line_column(text, position)
-        self.snippet = caret_snippet(text, position)
-        reason = message or ("expected " + ", ".join(self.expected) if self.expected else "unexpected input")
-        self.reason = reason
-        super().__init__(f"{self.line}:{self.column} (offset {position}): {reason}\n{self.snippet}")
 
 
 class MatchLimitError(PegchatError, RuntimeError):

@@ -144,10 +144,15 @@ def convert_json_schema(
     em = Emitter(norm, name=name, shared_prefix=shared_prefix, whitespace=whitespace)
     try:
         em.run(registry.root_sub(doc))
+    except SchemaError as exc:
+        if not exc.pointer and norm.current_pointer:
+            raise SchemaError(exc.reason, pointer=norm.current_pointer) from None
+        raise
     except RecursionError:
-        raise SchemaError("schema nested too deeply") from None
-    except (TypeError, AttributeError, KeyError) as exc:  # malformed keyword values (e.g. "required": 3)
-        raise SchemaError(f"malformed schema: {exc!r}") from None
+        raise SchemaError("schema nested too deeply", pointer=norm.current_pointer) from None
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError, OverflowError, re.error) as exc:
+        # A malformed keyword value the shape checks did not anticipate: still a typed error with a place.
+        raise SchemaError(f"malformed schema: {exc!r}"[:200], pointer=norm.current_pointer) from None
     rules = _reachable(em.rules, name)
     ordered = {name: rules[name]}
     ordered.update(sorted((k, v) for k, v in rules.items() if k != name and "json--" not in k))

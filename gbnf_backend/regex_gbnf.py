@@ -8,29 +8,49 @@ alternative. Everything else (lookarounds, back-references, word boundaries, ``\
 middle) raises :class:`RegexError` with the position of the construct.
 
 Semantics are ECMA-262's without flags: ``.`` excludes the four line terminators, ``\\d``/``\\w`` are ASCII,
-``\\s`` is the ECMA whitespace set, ``$`` matches only at the very end. Like JSON Schema, a pattern is
-*unanchored* (a search) unless it anchors itself; :func:`regex_to_gbnf` takes ``anchored=True`` to demand a
-full match instead.
+``\\s`` is the ECMA whitespace set, ``$`` matches only at the very end. Escapes follow the ``u`` flag:
+``\\u{...}`` is a code point (above U+10FFFF refused) and a ``\\uD83D\\uDE00`` surrogate pair is one astral
+character, in and out of classes. In JSON Schema a pattern is *unanchored* (a search) unless it anchors
+itself (:func:`translate_regex` default); :func:`regex_to_gbnf` demands a full match unless
+``anchored=False``. Nested repetitions are merged when that is exact (``((a?){0,99}){0,99}`` is
+``a{0,9801}``) and refused when their bounds multiply beyond :data:`MAX_NESTED_REPETITION`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._schema_text import ANY, Charset, charset, complement, gbnf_class, union
 from .errors import PegchatError
 
-__all__ = ["RegexError", "RegexNode", "length_bounds", "parse_regex", "regex_to_gbnf", "translate_regex"]
+__all__ = [
+    "DIRECT_COUNT",
+    "RegexError",
+    "RegexNode",
+    "counted_repeat",
+    "length_bounds",
+    "parse_regex",
+    "regex_to_gbnf",
+    "split_anchors",
+    "translate_regex",
+]
 
 
 class RegexError(PegchatError, ValueError):
-    """A pattern is malformed or uses a construct with no exact GBNF form; ``position`` is its offset."""
+    """A pattern is malformed or uses a construct with no exact GBNF form; ``position`` is its offset.
 
-    def __init__(self, message: str, pattern: str, position: int) -> None:
+    ``invalid`` is True when the pattern is not a valid ECMA-262 (``u`` flag) regular expression at all (a
+    schema using it is invalid), False when it is valid but not supported (lookarounds, back-references,
+    ``\\p{...}``, repetition bounds beyond the limits).
+    """
+
+    def __init__(self, message: str, pattern: str, position: int, *, invalid: bool = True) -> None:
         self.reason = message
         self.pattern = pattern
         self.position = position
+        self.invalid = invalid
         super().__init__(f"{message} at position {position} of pattern {pattern!r}")
 
 
@@ -79,6 +99,14 @@ _CLASS_ESCAPES = {
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
 # Nesting cap: deeper patterns are refused rather than risking Python's recursion limit.
 _MAX_DEPTH = 200
+_ASCII_DIGITS = "0123456789"
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+#: Largest product of the upper bounds of bounded repetitions nested inside one another (after merging what
+#: can be merged exactly). Each level multiplies the parse stacks an ambiguous item can create; helper rules
+#: hide the nesting from the GBNF parser's own check, so the translator applies the same limit.
+MAX_NESTED_REPETITION = 10_000
+#: Largest repetition bound a pattern, ``maxLength`` or ``maxItems`` may use (larger ones are refused).
+MAX_COUNT = 10**15
 
 
 class _Parser:
@@ -90,7 +118,12 @@ class _Parser:
         self.depth = 0
 
     def error(self, message: str, pos: int | None = None) -> RegexError:
+        """A syntax error: the pattern is not a valid regular expression."""
         return RegexError(message, self.p, self.i if pos is None else pos)
+
+    def unsupported(self, message: str, pos: int | None = None) -> RegexError:
+        """A valid construct this translator does not support."""
+        return RegexError(message, self.p, self.i if pos is None else pos, invalid=False)
 
     def peek(self) -> str:
         return self.p[self.i] if self.i < len(self.p) else ""
@@ -133,7 +166,17 @@ class _Parser:
             self.i += 1
         if self.peek() in ("*", "+", "?") or (self.peek() == "{" and self._looks_like_braces()):
             raise self.error("nothing to repeat")
-        return RegexNode("rep", start, items=(atom,), lo=lo, hi=hi)
+        if atom.kind == "rep":
+            merged = _merge_repetitions(atom, lo, hi, start)
+            if merged is not None:
+                return merged
+        node = RegexNode("rep", start, items=(atom,), lo=lo, hi=hi)
+        inner_weight = _nesting_weight(atom)
+        if inner_weight > 1 and hi is not None and inner_weight * hi > MAX_NESTED_REPETITION:
+            raise self.unsupported(
+                f"nested repetitions multiply to more than {MAX_NESTED_REPETITION} (an ambiguous grammar)", start
+            )
+        return node
 
     def _looks_like_braces(self) -> bool:
         save = self.i
@@ -145,7 +188,7 @@ class _Parser:
         """Parse ``{m}``, ``{m,}``, ``{m,n}`` at the cursor; None (cursor unchanged) if it is not one."""
         j = self.i + 1
         k = j
-        while k < len(self.p) and self.p[k].isdigit():
+        while k < len(self.p) and self.p[k] in _ASCII_DIGITS:
             k += 1
         if k == j:
             return None
@@ -154,13 +197,15 @@ class _Parser:
         if k < len(self.p) and self.p[k] == ",":
             k += 1
             m = k
-            while k < len(self.p) and self.p[k].isdigit():
+            while k < len(self.p) and self.p[k] in _ASCII_DIGITS:
                 k += 1
             hi = int(self.p[m:k]) if k > m else None
         if k >= len(self.p) or self.p[k] != "}":
             return None
         if hi is not None and hi < lo:
             raise self.error("numbers out of order in {} quantifier")
+        if max(lo, hi or 0) > MAX_COUNT:
+            raise self.unsupported(f"repetition bound above {MAX_COUNT}")
         self.i = k + 1
         return lo, hi
 
@@ -200,10 +245,10 @@ class _Parser:
                 raise self.error("unterminated group name")
             self.i = end + 1
         elif self.peek() == "?":
-            raise self.error("lookaround or group flags are not supported", start)
+            raise self.unsupported("lookaround or group flags are not supported", start)
         self.depth += 1
         if self.depth > _MAX_DEPTH:
-            raise self.error("groups nested too deeply")
+            raise self.unsupported("groups nested too deeply")
         inner = self.alternation()
         self.depth -= 1
         if self.peek() != ")":
@@ -226,13 +271,13 @@ class _Parser:
         if c == "b":
             if in_class:
                 return _single(0x08)
-            raise self.error("word boundary \\b is not supported", start)
+            raise self.unsupported("word boundary \\b is not supported", start)
         if c == "B":
-            raise self.error("word boundary \\B is not supported", start)
-        if c == "0" and not self.peek().isdigit():
+            raise self.unsupported("word boundary \\B is not supported", start)
+        if c == "0" and self.peek() not in _ASCII_DIGITS:
             return _single(0)
-        if c.isdigit():
-            raise self.error("back-references are not supported", start)
+        if c in _ASCII_DIGITS:
+            raise self.unsupported("back-references are not supported", start)
         if c == "c" and self.peek().isalpha():
             self.i += 1
             return _single(ord(self.p[self.i - 1]) % 32)
@@ -243,22 +288,32 @@ class _Parser:
                 end = self.p.find("}", self.i)
                 if end < 0:
                     raise self.error("unterminated \\u{...}", start)
-                try:
-                    cp = int(self.p[self.i + 1 : end], 16)
-                except ValueError:
-                    raise self.error("bad \\u{...} escape", start) from None
+                digits = self.p[self.i + 1 : end]
+                if not digits or any(d not in _HEX_DIGITS for d in digits):
+                    raise self.error("bad \\u{...} escape", start)
+                cp = int(digits, 16)
+                if cp > 0x10FFFF:
+                    raise self.error("\\u{...} escape above U+10FFFF", start)
                 self.i = end + 1
                 return _single(cp)
-            return _single(self._hex(4, start))
+            cp = self._hex(4, start)
+            if 0xD800 <= cp <= 0xDBFF and self.p.startswith("\\u", self.i):
+                # A surrogate pair spells one astral character (ECMA-262 with the u flag, which JSON Schema
+                # patterns follow; JSON-escaped patterns spell astral characters this way).
+                low = self.p[self.i + 2 : self.i + 6]
+                if len(low) == 4 and all(d in _HEX_DIGITS for d in low) and 0xDC00 <= int(low, 16) <= 0xDFFF:
+                    self.i += 6
+                    return _single(0x10000 + ((cp - 0xD800) << 10) + (int(low, 16) - 0xDC00))
+            return _single(cp)
         if c in "pPk":
-            raise self.error(f"\\{c} escapes are not supported", start)
+            raise self.unsupported(f"\\{c} escapes are not supported", start)
         if c.isalnum():
             raise self.error(f"unknown escape \\{c}", start)
         return _single(ord(c))
 
     def _hex(self, width: int, start: int) -> int:
         digits = self.p[self.i : self.i + width]
-        if len(digits) != width or any(d not in "0123456789abcdefABCDEF" for d in digits):
+        if len(digits) != width or any(d not in _HEX_DIGITS for d in digits):
             raise self.error("bad hex escape", start)
         self.i += width
         return int(digits, 16)
@@ -308,6 +363,43 @@ def _single(cp: int) -> Charset:
     return ((cp, cp),)
 
 
+def _merge_repetitions(inner: RegexNode, c: int, d: int | None, pos: int) -> RegexNode | None:
+    """Return ``(Y{a,b}){c,d}`` as one repetition ``Y{lo,hi}`` when that is the same language, else None.
+
+    The outer repetition matches Y^n for n in the union of [k·a, k·b] over k in c..d; when consecutive
+    intervals touch (always when a ≤ 1), that union is the single interval [c·a, d·b]. Merging removes the
+    ambiguity of nested repetitions (``((a?){0,99}){0,99}`` would otherwise split a run of ``a`` in ~10^4 ways).
+    """
+    a, b, y = inner.lo, inner.hi, inner.items[0]
+    if d == c:
+        if c == 0:
+            return RegexNode("seq", pos)
+        return RegexNode("rep", pos, items=(y,), lo=a * c, hi=None if b is None else b * c)
+    # Consecutive intervals [k·a, k·b] and [(k+1)·a, (k+1)·b] touch iff a - 1 + k·(a - b) <= 0; the left
+    # side decreases in k, so checking k = c suffices (an unbounded b always touches).
+    if b is not None and a - 1 + c * (a - b) > 0:
+        return None
+    lo = c * a
+    hi: int | None
+    if b == 0:
+        hi = 0
+    elif b is None or d is None:
+        hi = None
+    else:
+        hi = b * d
+    if max(lo, hi or 0) > MAX_COUNT:
+        return None
+    return RegexNode("rep", pos, items=(y,), lo=lo, hi=hi)
+
+
+def _nesting_weight(node: RegexNode) -> int:
+    """The product of the upper bounds of bounded repetitions nested in ``node`` (as the GBNF parser counts)."""
+    if node.kind == "rep":
+        inner = _nesting_weight(node.items[0])
+        return inner * node.hi if node.hi is not None and node.hi > 1 else inner
+    return max((_nesting_weight(i) for i in node.items), default=1)
+
+
 def parse_regex(pattern: str) -> RegexNode:
     """Parse ``pattern``; returns the node tree or raises :class:`RegexError`. Cost O(len(pattern))."""
     return _Parser(pattern).parse()
@@ -338,7 +430,7 @@ def length_bounds(node: RegexNode) -> tuple[int, int | None]:
     return a * node.lo, None if node.hi is None or (b is None and node.hi > 0) else (b or 0) * node.hi
 
 
-def _split_anchors(node: RegexNode, pattern: str) -> list[tuple[bool, bool, RegexNode]]:
+def split_anchors(node: RegexNode, pattern: str) -> list[tuple[bool, bool, RegexNode]]:
     """Return the top-level alternatives as (anchored at start, anchored at end, anchor-free core)."""
     branches = node.items if node.kind == "alt" else (node,)
     out = []
@@ -359,7 +451,9 @@ def _split_anchors(node: RegexNode, pattern: str) -> list[tuple[bool, bool, Rege
 
 def _reject_inner_anchors(node: RegexNode, pattern: str) -> None:
     if node.kind in ("bol", "eol"):
-        raise RegexError("anchor inside the pattern (not at the start/end of an alternative)", pattern, node.pos)
+        raise RegexError(
+            "anchor inside the pattern (not at the start/end of an alternative)", pattern, node.pos, invalid=False
+        )
     for item in node.items:
         _reject_inner_anchors(item, pattern)
 
@@ -381,7 +475,7 @@ def translate_regex(
     """
     tree = node if node is not None else parse_regex(pattern)
     alternatives = []
-    for bol, eol, core in _split_anchors(tree, pattern):
+    for bol, eol, core in split_anchors(tree, pattern):
         body = _expr(core, char_expr, new_rule)
         if body is None:
             continue
@@ -433,24 +527,76 @@ def _expr(node: RegexNode, char_expr: Callable[[Charset], str | None], new_rule:
         return ""
     if not _atomic(inner):
         inner = new_rule(inner)
-    if (node.lo, node.hi) == (0, None):
-        return f"{inner}*"
-    if (node.lo, node.hi) == (1, None):
-        return f"{inner}+"
-    if (node.lo, node.hi) == (0, 1):
-        return f"{inner}?"
-    if node.hi is None:
-        return f"{inner}{{{node.lo},}}"
-    if node.lo == node.hi:
-        return inner if node.lo == 1 else f"{inner}{{{node.lo}}}"
-    return f"{inner}{{{node.lo},{node.hi}}}"
+    return counted_repeat(inner, node.lo, node.hi, new_rule)
 
 
-def regex_to_gbnf(pattern: str, *, anchored: bool = False, root: str = "root") -> str:
+#: Bounds up to this are written as one GBNF repetition (the GBNF parser spends a helper rule per optional copy);
+#: larger ones are decomposed into blocks (see :func:`counted_repeat`).
+DIRECT_COUNT = 64
+
+
+def _plain_repeat(unit: str, lo: int, hi: int | None) -> str:
+    if hi is None:
+        return f"{unit}*" if lo == 0 else (f"{unit}+" if lo == 1 else f"{unit}{{{lo},}}")
+    if hi == 0:
+        return ""
+    if lo == hi:
+        return unit if lo == 1 else f"{unit}{{{lo}}}"
+    return f"{unit}?" if (lo, hi) == (0, 1) else f"{unit}{{{lo},{hi}}}"
+
+
+def counted_repeat(unit: str, lo: int, hi: int | None, new_rule: Callable[[str], str]) -> str:
+    """Return an expression for ``unit`` repeated ``lo``..``hi`` times (``hi`` None = unbounded).
+
+    ``unit`` must take a quantifier without parentheses (a rule name, class or literal). Bounds up to
+    :data:`DIRECT_COUNT` are one GBNF repetition; larger ones are rewritten exactly with block rules
+    (``B = unit{k}``): ``unit{n}`` is ``B{n // k} unit{n % k}`` and ``unit{0,m}`` is
+    ``B{0,q-1} unit{0,k-1} | B{q} unit{0,r}`` for ``m = q·k + r`` (two length ranges that do not overlap, so
+    no ambiguity is added). Cost: O(sqrt(bound)) GBNF helper rules instead of O(bound).
+    """
+    if hi is not None and hi <= DIRECT_COUNT:
+        return _plain_repeat(unit, lo, hi)
+    parts = [_exact_repeat(unit, lo, new_rule)] if lo else []
+    if hi is None:
+        parts.append(f"{unit}*")
+    else:
+        parts.append(_upto_repeat(unit, hi - lo, new_rule))
+    return " ".join(p for p in parts if p)
+
+
+def _block(n: int) -> int:
+    """Block size for a bound ``n``: about its square root, so both levels stay small."""
+    return min(DIRECT_COUNT, max(2, math.isqrt(n)))
+
+
+def _exact_repeat(unit: str, n: int, new_rule: Callable[[str], str]) -> str:
+    """``unit`` exactly ``n`` times."""
+    if n <= DIRECT_COUNT:
+        return _plain_repeat(unit, n, n)
+    k = _block(n)
+    q, r = divmod(n, k)
+    block = new_rule(_plain_repeat(unit, k, k))
+    return " ".join(p for p in (_exact_repeat(block, q, new_rule), _plain_repeat(unit, r, r)) if p)
+
+
+def _upto_repeat(unit: str, m: int, new_rule: Callable[[str], str]) -> str:
+    """``unit`` 0..``m`` times."""
+    if m <= DIRECT_COUNT:
+        return _plain_repeat(unit, 0, m)
+    k = _block(m)
+    q, r = divmod(m, k)
+    block = new_rule(_plain_repeat(unit, k, k))
+    short = " ".join(p for p in (_upto_repeat(block, q - 1, new_rule), _plain_repeat(unit, 0, k - 1)) if p)
+    full = " ".join(p for p in (_exact_repeat(block, q, new_rule), _plain_repeat(unit, 0, r)) if p)
+    return new_rule(f"{short or chr(34) * 2} | {full}")
+
+
+def regex_to_gbnf(pattern: str, *, anchored: bool = True, root: str = "root") -> str:
     """Return a complete GBNF grammar whose ``root`` matches the texts ``pattern`` matches.
 
-    With ``anchored=False`` (JSON Schema semantics) a text is accepted when the pattern matches anywhere in
-    it; with ``anchored=True`` the whole text must match. Helper rules are named ``{root}--re{k}``. Raises
+    By default (``anchored=True``) the whole text must match, as a constraint on generated text expects;
+    with ``anchored=False`` (JSON Schema ``pattern`` semantics, a search) a text is accepted when the pattern
+    matches anywhere in it. Helper rules are named ``{root}--re{k}``. Raises
     :class:`RegexError` (with the position) for unsupported constructs; a pattern that can match nothing
     yields a root that accepts nothing. Cost: linear in the pattern.
     """

@@ -39,18 +39,23 @@ from . import combinators
 from ._nodes import Parser
 from .ast import AstNode, ParseResult, Status
 from .combinators import *  # noqa: F403  (the combinator DSL: the names in combinators.__all__)
+from .errors import GrammarError, ParseError, PegchatError, StreamClosedError
 from .gbnf import GrammarWarning, LazyGrammar, lazy_grammar, to_gbnf, trigger_words
 from .parser import Stream
 from .serialize import from_json, to_json
 
 __all__ = [
     "AstNode",
+    "GrammarError",
     "GrammarWarning",
     "LazyGrammar",
+    "ParseError",
     "ParseResult",
     "Parser",
+    "PegchatError",
     "Status",
     "Stream",
+    "StreamClosedError",
     "from_json",
     "lazy_grammar",
     "to_gbnf",

@@ -8,7 +8,7 @@ consuming input would loop forever in a PEG parser).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, assert_never
 
 from gbnf_backend.errors import GrammarError
 
@@ -110,45 +110,51 @@ def compile_program(root: n.Parser) -> Program:
     return program
 
 
-def _configure(op: Op, node: n.Parser, kids: list[Op]) -> None:
+def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
     op.kids = tuple(kids)
-    op.label = _label(node)
-    if isinstance(node, n.Literal):
-        op.text, op.desc = node.text, repr(node.text)
-    elif isinstance(node, n.Chars):
-        op.lo, op.hi = node.min, node.max
-        quant = "*" if node.max == -1 else f"{{0,{node.max}}}"
-        op.regex = re.compile(node.cls.regex_body() + quant)
-        op.desc = node.cls.gbnf()
-    elif isinstance(node, n.Until):
-        op.delims, op.strict = node.delimiters, node.strict
-        op.maxlen = max((len(d) for d in node.delimiters), default=0)
-        if len(node.delimiters) > 1:
-            # Leftmost start wins; at one start the shortest delimiter wins (alternation tries it first).
-            alts = sorted(node.delimiters, key=lambda d: (len(d), d))
-            op.finder = re.compile("|".join(re.escape(d) for d in alts))
-        if node.delimiters:
-            op.first = re.compile("[" + "".join(sorted({re.escape(d[0]) for d in node.delimiters})) + "]")
-        op.desc = " or ".join(repr(d) for d in node.delimiters) or "end of input"
-    elif isinstance(node, n.Space):
-        op.hi = node.max
-        op.regex = re.compile("[ \\t\\n\\r\\x0b\\x0c]" + ("*" if node.max == -1 else f"{{0,{node.max}}}"))
-    elif isinstance(node, n.Json):
-        op.jkind = node.json_kind
-    elif isinstance(node, n.Repeat):
-        op.lo, op.hi = node.min, node.max
-    elif isinstance(node, n.Tag):
-        op.tag = node.tag
-    elif isinstance(node, n.Rule):
-        op.name = node.name
-    elif isinstance(node, n.End):
-        op.desc = "end of input"
-    elif isinstance(node, n.Start):
-        op.desc = "start of input"
-    elif isinstance(node, n.AnyChar):
-        op.desc = "any character"
-    elif isinstance(node, n.Negate):
-        op.desc = f"not {node.item!r}"[:80]
+    op.label = _label(parser)
+    node = n.as_node(parser)
+    match node:
+        case n.Literal():
+            op.text, op.desc = node.text, repr(node.text)
+        case n.Chars():
+            op.lo, op.hi = node.min, node.max
+            quant = "*" if node.max == -1 else f"{{0,{node.max}}}"
+            op.regex = re.compile(node.cls.regex_body() + quant)
+            op.desc = node.cls.gbnf()
+        case n.Until():
+            op.delims, op.strict = node.delimiters, node.strict
+            op.maxlen = max((len(d) for d in node.delimiters), default=0)
+            if len(node.delimiters) > 1:
+                # Leftmost start wins; at one start the shortest delimiter wins (alternation tries it first).
+                alts = sorted(node.delimiters, key=lambda d: (len(d), d))
+                op.finder = re.compile("|".join(re.escape(d) for d in alts))
+            if node.delimiters:
+                op.first = re.compile("[" + "".join(sorted({re.escape(d[0]) for d in node.delimiters})) + "]")
+            op.desc = " or ".join(repr(d) for d in node.delimiters) or "end of input"
+        case n.Space():
+            op.hi = node.max
+            op.regex = re.compile("[ \\t\\n\\r\\x0b\\x0c]" + ("*" if node.max == -1 else f"{{0,{node.max}}}"))
+        case n.Json():
+            op.jkind = node.json_kind
+        case n.Repeat():
+            op.lo, op.hi = node.min, node.max
+        case n.Tag():
+            op.tag = node.tag
+        case n.Rule():
+            op.name = node.name
+        case n.End():
+            op.desc = "end of input"
+        case n.Start():
+            op.desc = "start of input"
+        case n.AnyChar():
+            op.desc = "any character"
+        case n.Negate():
+            op.desc = f"not {node.item!r}"[:80]
+        case n.Eps() | n.Sequence() | n.Choice() | n.Peek() | n.Atomic() | n.Schema() | n.Ref():
+            pass  # structure only: the kind and the kids say everything
+        case _:
+            assert_never(node)
 
 
 def _label(node: n.Parser) -> str:

@@ -109,7 +109,9 @@ def scan_json(
             if mode == _VALUE_WS:
                 p = _WS.match(text, p).end()  # type: ignore[union-attr]
             if p >= n:
-                return _eof(partial, n, (_VALUE_WS, p, stack, False), "JSON value")
+                # Resume in the same mode: a value that may not start with whitespace (at the top level) must
+                # not skip whitespace fed later, or a stream would accept what a one-shot parse refuses.
+                return _eof(partial, n, (mode, p, stack, False), "JSON value")
             c = text[p]
             if c == "{":
                 stack = ("o", stack)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json as _json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from ._charclass import CharClass
 
@@ -27,6 +27,7 @@ __all__ = [
     "Json",
     "Literal",
     "Negate",
+    "Node",
     "Parser",
     "ParserLike",
     "Peek",
@@ -39,6 +40,7 @@ __all__ = [
     "Start",
     "Tag",
     "Until",
+    "as_node",
     "promote",
 ]
 
@@ -374,6 +376,59 @@ class Ref(_Leaf):
 
     def args_repr(self) -> list[str]:
         return [repr(self.name)]
+
+
+Node: TypeAlias = (
+    Eps
+    | Start
+    | End
+    | AnyChar
+    | Space
+    | Literal
+    | Chars
+    | Until
+    | Json
+    | Sequence
+    | Choice
+    | Repeat
+    | Peek
+    | Negate
+    | Atomic
+    | Tag
+    | Schema
+    | Rule
+    | Ref
+)
+"""Every concrete node kind: the closed union a back end matches on. A back end written as ``match as_node(p)``
+with ``case _: assert_never(p)`` is checked by mypy to handle every kind, so a new kind cannot be forgotten."""
+
+
+def as_node(p: Parser) -> Node:
+    """``p`` typed as the closed union :data:`Node`; raises TypeError for a subclass from outside this module."""
+    if isinstance(
+        p,
+        Eps
+        | Start
+        | End
+        | AnyChar
+        | Space
+        | Literal
+        | Chars
+        | Until
+        | Json
+        | Sequence
+        | Choice
+        | Repeat
+        | Peek
+        | Negate
+        | Atomic
+        | Tag
+        | Schema
+        | Rule
+        | Ref,
+    ):
+        return p
+    raise TypeError(f"unknown parser node {type(p).__name__}")
 
 
 def effective(p: Parser) -> Parser:

@@ -24,7 +24,7 @@ sequences and repetitions concatenate in O(1); it is flattened only where a node
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO, cast
+from typing import Any, NamedTuple, TextIO, cast
 
 from ._compile import (
     COMPOSITE,
@@ -49,7 +49,7 @@ from ._compile import (
 from ._json import scan_json
 from .ast import AstNode
 
-__all__ = ["FAIL", "MORE", "SUCCESS", "Machine", "Tracer", "flatten"]
+__all__ = ["FAIL", "MORE", "NO_BAD_OFFSET", "SUCCESS", "Machine", "Snapshot", "Tracer", "flatten"]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
 _CALL, _RET = 0, 1
@@ -59,6 +59,25 @@ _SCANNERS = (K_UNTIL, K_JSON)  # leaves that resume a scan where the previous fe
 
 Rope = Any  # None | AstNode | tuple[Rope, Rope]
 Result = tuple[int, int, Rope]
+
+#: An offset beyond any text: "no undecodable character seen" (``Machine.bad``).
+NO_BAD_OFFSET = 1 << 62
+
+
+class Snapshot(NamedTuple):
+    """Where a streaming parse resumes when more text arrives: the machine's registers at the first leaf that
+    looked at the end of the input."""
+
+    mode: int  # _CALL (entering ``op``) or _RET (delivering ``deliver`` to the frame on ``stack``)
+    op: Any  # the Op being entered
+    pos: int
+    resume: Any  # the leaf scanner's resume state (until / JSON), or None
+    deliver: Any  # the result to deliver in _RET mode
+    stack: Any  # the frame stack: a linked list of frames (None at the root)
+    touches: int  # how many leaves have looked at the end of the input so far
+    fail_pos: int  # the furthest failure so far ...
+    fail_expected: frozenset[str]  # ... what was expected there ...
+    fail_stack: Any  # ... and the frame stack at that failure (for the nodes of a failed parse)
 
 
 _STATUS_NAMES = {0: "ok", 1: "fail", 2: "more"}
@@ -110,12 +129,10 @@ class Machine:
     def __init__(self, program: Program, tracer: Tracer | None = None) -> None:
         self.program = program
         self.text = ""
-        self.bad = 1 << 62  # offset of the first undecodable character (a lone surrogate), if any
+        self.bad = NO_BAD_OFFSET  # offset of the first undecodable character (a lone surrogate), if any
         self.memo: dict[int, Result] = {}
         self.tracer = tracer
-        # (mode, op, pos, leaf resume, result to deliver, stack, touches, furthest fail, expected set,
-        #  stack at the furthest fail)
-        self.snapshot: tuple[Any, ...] | None = (_CALL, program.root, 0, None, None, None, 0, -1, frozenset(), None)
+        self.snapshot: Snapshot | None = Snapshot(_CALL, program.root, 0, None, None, None, 0, -1, frozenset(), None)
         self.final: tuple[Result, int, frozenset[str]] | None = None
         self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
         self.plan: Plan = ((), ())
@@ -132,26 +149,26 @@ class Machine:
             assert self.final is not None
             return self.final
         text, n = self.text, len(self.text)
-        op = saved[1]
-        if partial and saved[0] == _CALL and op.kind in _SCANNERS and saved[5] is not None and self.tracer is None:
+        op = saved.op
+        if partial and saved.mode == _CALL and op.kind in _SCANNERS and saved.stack is not None and self.tracer is None:
             # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
             # stops at the end again, the result is its "need more input" unwound through the same stack:
             # exactly what the loop below computes, without its set-up and dispatch.
-            at = saved[2]
+            at = saved.pos
             if op.kind == K_UNTIL:
-                got, where = self._until(op, text, n, at, saved[3], partial)
+                got, where = self._until(op, text, n, at, saved.resume, partial)
                 again = got[0] == MORE and not at <= self.bad < got[1]
             else:
-                st, e, where, _desc = scan_json(op.jkind, text, at, saved[3], partial)
+                st, e, where, _desc = scan_json(op.jkind, text, at, saved.resume, partial)
                 again, got = st == MORE, (st, e, None)
             if again:
-                self.snapshot = (_CALL, op, at, where, *saved[4:])
-                return _unwind_more(self, saved[5], got, text), saved[7], saved[8]
+                self.snapshot = saved._replace(resume=where)
+                return _unwind_more(self, saved.stack, got, text), saved.fail_pos, saved.fail_expected
         bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
         mode, op, pos, rs, r, stack, touches, fpos, fexp, fstack = saved
-        snap: tuple[Any, ...] | None = None
+        snap: Snapshot | None = None
         depth = 0
         flat = False
         while True:
@@ -233,7 +250,7 @@ class Machine:
                     r = (SUCCESS, pos, None) if pos == 0 else (FAIL, pos, None)
                 if touched is not _NO:
                     if snap is None:
-                        snap = (_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
+                        snap = Snapshot(_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
                     touches += 1
                 if r[0] == FAIL:
                     if r[1] > fpos:
@@ -316,7 +333,7 @@ class Machine:
                         else:
                             # At the end with the minimum met: stop without trying (more text may come).
                             if snap is None:
-                                snap = (_RET, None, 0, None, r, stack, touches, fpos, fexp, fstack)
+                                snap = Snapshot(_RET, None, 0, None, r, stack, touches, fpos, fexp, fstack)
                             touches += 1
                             stop = True
                     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 
-from gbnf_backend.errors import ParseError
+from .errors import ParseError
 
 __all__ = ["AstNode", "ParseResult", "Status"]
 
@@ -88,7 +88,7 @@ class ParseResult:
     top-level AST nodes — on failure, those of the longest successful prefix: the parse path that reached the
     furthest failure, closed there as if the input ended (nodes open on that path are ``partial``), which is
     what ``parse(text[:end], partial=True)`` gives along that path, without parsing again; ``error`` a
-    :class:`~gbnf_backend.errors.ParseError` (furthest position, expected set,
+    :class:`~peg.errors.ParseError` (furthest position, expected set,
     caret snippet) when the status is FAIL, else ``None``.
     """
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import assert_never
 
 from gbnf_backend.errors import GrammarError
 from gbnf_backend.grammar import separate_hex_escapes
@@ -199,56 +200,60 @@ class _Emitter:
     # --- expressions ----------------------------------------------------------------------------------
     def expr(self, p: n.Parser, owner: str) -> tuple[str, int]:
         """GBNF for ``p`` and its precedence (EMPTY when it emits nothing)."""
-        if isinstance(p, n.Literal):
-            return (gbnf_literal(p.text), ATOM) if p.text else ("", EMPTY)
-        if isinstance(p, n.Peek | n.Negate):
-            if not p.implied:
-                self.dropped.append(f"{owner}: {p!r}")
-                warnings.warn(
-                    f"rule {owner!r}: the look-ahead {p!r} has no GBNF form and is left out of the grammar, which "
-                    "may then accept text the parser rejects (pass implied=True if what follows enforces it)",
-                    GrammarWarning,
-                    stacklevel=2,
-                )
-            return "", EMPTY
-        if isinstance(p, n.Eps | n.Start | n.End):
-            return "", EMPTY
-        if isinstance(p, n.AnyChar):
-            return ".", ATOM
-        if isinstance(p, n.Chars):
-            q = _quantifier(p.min, p.max)
-            return p.cls.gbnf() + q, (QUANT if q else ATOM)
-        if isinstance(p, n.Space):
-            if p.max == -1:
-                return self.define(*SPACE_RULE), ATOM
-            if p.max == 0:
+        node = n.as_node(p)
+        match node:
+            case n.Literal():
+                return (gbnf_literal(node.text), ATOM) if node.text else ("", EMPTY)
+            case n.Peek() | n.Negate():
+                if not node.implied:
+                    self.dropped.append(f"{owner}: {node!r}")
+                    warnings.warn(
+                        f"rule {owner!r}: the look-ahead {node!r} has no GBNF form and is left out of the grammar, "
+                        "which may then accept text the parser rejects (pass implied=True if what follows enforces "
+                        "it)",
+                        GrammarWarning,
+                        stacklevel=2,
+                    )
                 return "", EMPTY
-            return self.define(f"{SPACE_RULE[0]}-{p.max}", f"{SPACE_RULE[1][:-1]}{{0,{p.max}}}"), ATOM
-        if isinstance(p, n.Until):
-            if p.strict:
-                raise GrammarError(f"{p!r} is only expressible when followed by its closer (until(d) + d)")
-            if not p.delimiters:
-                return ".*", QUANT
-            return self.complement(p.delimiters, owner), ATOM
-        if isinstance(p, n.Json):
-            for dep in _JSON_DEPS[p.json_kind]:
-                self.define(f"json--{dep}", JSON_RULES[f"json--{dep}"])
-            return "json--" + p.json_kind.replace("_", "-"), ATOM
-        if isinstance(p, n.Sequence):
-            return self.sequence(list(p.items), owner)
-        if isinstance(p, n.Choice):
-            return self.choice(p, owner)
-        if isinstance(p, n.Repeat):
-            return self.repeat(p, owner)
-        if isinstance(p, n.Tag | n.Atomic):
-            return self.expr(p.item, owner)
-        if isinstance(p, n.Schema):
-            return self.schema(p, owner)
-        if isinstance(p, n.Rule):
-            return self.rule(p), ATOM
-        if isinstance(p, n.Ref):
-            return self.rule(self.user_rules[p.name]), ATOM
-        raise TypeError(f"unknown parser node {type(p).__name__}")
+            case n.Eps() | n.Start() | n.End():
+                return "", EMPTY
+            case n.AnyChar():
+                return ".", ATOM
+            case n.Chars():
+                q = _quantifier(node.min, node.max)
+                return node.cls.gbnf() + q, (QUANT if q else ATOM)
+            case n.Space():
+                if node.max == -1:
+                    return self.define(*SPACE_RULE), ATOM
+                if node.max == 0:
+                    return "", EMPTY
+                return self.define(f"{SPACE_RULE[0]}-{node.max}", f"{SPACE_RULE[1][:-1]}{{0,{node.max}}}"), ATOM
+            case n.Until():
+                if node.strict:
+                    raise GrammarError(f"{node!r} is only expressible when followed by its closer (until(d) + d)")
+                if not node.delimiters:
+                    return ".*", QUANT
+                return self.complement(node.delimiters, owner), ATOM
+            case n.Json():
+                for dep in _JSON_DEPS[node.json_kind]:
+                    self.define(f"json--{dep}", JSON_RULES[f"json--{dep}"])
+                return "json--" + node.json_kind.replace("_", "-"), ATOM
+            case n.Sequence():
+                return self.sequence(list(node.items), owner)
+            case n.Choice():
+                return self.choice(node, owner)
+            case n.Repeat():
+                return self.repeat(node, owner)
+            case n.Tag() | n.Atomic():
+                return self.expr(node.item, owner)
+            case n.Schema():
+                return self.schema(node, owner)
+            case n.Rule():
+                return self.rule(node), ATOM
+            case n.Ref():
+                return self.rule(self.user_rules[node.name]), ATOM
+            case _:
+                assert_never(node)
 
     def choice(self, p: n.Choice, owner: str) -> tuple[str, int]:
         if not p.items:

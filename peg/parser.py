@@ -15,12 +15,11 @@ from __future__ import annotations
 import codecs
 import re
 
-from gbnf_backend.errors import ParseError
-
 from ._compile import compile_program
 from ._nodes import Parser
-from ._packrat import FAIL, MORE, SUCCESS, Machine, Result, Tracer
+from ._packrat import FAIL, MORE, NO_BAD_OFFSET, SUCCESS, Machine, Result, Tracer
 from .ast import ParseResult, Status
+from .errors import ParseError, StreamClosedError
 
 __all__ = ["Stream", "decode", "first_invalid", "parse_text", "to_result"]
 
@@ -36,7 +35,7 @@ def decode(data: bytes, *, final: bool) -> str:
 def first_invalid(text: str, start: int = 0) -> int:
     """The offset of the first lone surrogate at or after ``start`` (an undecodable byte), or a huge number."""
     m = _SURROGATE.search(text, start)
-    return m.start() if m else 1 << 62
+    return m.start() if m else NO_BAD_OFFSET
 
 
 def to_result(text: str, raw: tuple[Result, int, frozenset[str]]) -> ParseResult:
@@ -88,7 +87,7 @@ class Stream:
 
     def _append(self, more: str | bytes, *, final: bool) -> None:
         if self._finished:
-            raise RuntimeError("stream already finished")
+            raise StreamClosedError("stream already finished: feed() after finish()")
         if isinstance(more, bytes):
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
@@ -99,7 +98,7 @@ class Stream:
             m = self._machine
             if m.bad > len(m.text):
                 bad = first_invalid(more)
-                if bad < 1 << 62:
+                if bad < NO_BAD_OFFSET:
                     m.bad = len(m.text) + bad
             m.text += more
 

@@ -13,7 +13,7 @@ identically.
 from __future__ import annotations
 
 import json as _json
-from typing import Any
+from typing import Any, assert_never
 
 from gbnf_backend.errors import GrammarError
 
@@ -37,37 +37,43 @@ def to_json(parser: n.Parser) -> str:
     return _json.dumps({"format": FORMAT, "version": VERSION, "root": 0, "nodes": records}, ensure_ascii=False)
 
 
-def _record(node: n.Parser, index: dict[int, int]) -> dict[str, Any]:
-    rec: dict[str, Any] = {"kind": node.kind}
-    if isinstance(node, n.Literal):
-        rec["text"] = node.text
-    elif isinstance(node, n.Chars):
-        rec.update(negated=node.cls.negated, ranges=[list(r) for r in node.cls.ranges], min=node.min, max=node.max)
-    elif isinstance(node, n.Space):
-        if node.max != -1:
-            rec["max"] = node.max
-    elif isinstance(node, n.Until):
-        rec.update(delimiters=list(node.delimiters), strict=node.strict)
-    elif isinstance(node, n.Json):
-        rec["json_kind"] = node.json_kind
-    elif isinstance(node, n.Sequence | n.Choice):
-        rec["items"] = [index[id(c)] for c in node.items]
-    elif isinstance(node, n.Repeat):
-        rec.update(item=index[id(node.item)], min=node.min, max=node.max)
-    elif isinstance(node, n.Ref):
-        rec["name"] = node.name
-    elif isinstance(node, n.Tag):
-        rec.update(tag=node.tag, item=index[id(node.item)])
-    elif isinstance(node, n.Schema):
-        rec.update(item=index[id(node.item)], name=node.name, schema=node.schema, raw=node.raw)
-    elif isinstance(node, n.Rule):
-        rec.update(name=node.name, item=index[id(node.item)], trigger=node.trigger)
-    elif isinstance(node, n.Peek | n.Negate):
-        rec["item"] = index[id(node.item)]
-        if node.implied:
-            rec["implied"] = True
-    elif isinstance(node, n.Atomic):
-        rec["item"] = index[id(node.item)]
+def _record(parser: n.Parser, index: dict[int, int]) -> dict[str, Any]:
+    rec: dict[str, Any] = {"kind": parser.kind}
+    node = n.as_node(parser)
+    match node:
+        case n.Literal():
+            rec["text"] = node.text
+        case n.Chars():
+            rec.update(negated=node.cls.negated, ranges=[list(r) for r in node.cls.ranges], min=node.min, max=node.max)
+        case n.Space():
+            if node.max != -1:
+                rec["max"] = node.max
+        case n.Until():
+            rec.update(delimiters=list(node.delimiters), strict=node.strict)
+        case n.Json():
+            rec["json_kind"] = node.json_kind
+        case n.Sequence() | n.Choice():
+            rec["items"] = [index[id(c)] for c in node.items]
+        case n.Repeat():
+            rec.update(item=index[id(node.item)], min=node.min, max=node.max)
+        case n.Ref():
+            rec["name"] = node.name
+        case n.Tag():
+            rec.update(tag=node.tag, item=index[id(node.item)])
+        case n.Schema():
+            rec.update(item=index[id(node.item)], name=node.name, schema=node.schema, raw=node.raw)
+        case n.Rule():
+            rec.update(name=node.name, item=index[id(node.item)], trigger=node.trigger)
+        case n.Peek() | n.Negate():
+            rec["item"] = index[id(node.item)]
+            if node.implied:
+                rec["implied"] = True
+        case n.Atomic():
+            rec["item"] = index[id(node.item)]
+        case n.Eps() | n.Start() | n.End() | n.AnyChar():
+            pass  # the kind says everything
+        case _:
+            assert_never(node)
     return rec
 
 

@@ -1,19 +1,45 @@
-"""What a format module builds, and the layout most formats share: reasoning block, content, tool calls.
+"""What a format module builds, the layout most formats share, and :class:`Layout`: a format as one value.
 
-A format module exposes ``NAMES`` (canonical name first, then aliases) and ``build(options) ->
-FormatDefinition``. Most are a few lines over :func:`standard_layout`::
+How to add a format
+-------------------
+1. Write a module ``chat_formats/formats/<family>.py`` with a docstring showing one output of the model.
+2. If the output is ``reasoning? content tool-calls`` (most families), the module is one value::
+
+       FORMAT = Layout(
+           reasoning=ReasoningStyle("<think>", "</think>"),
+           calls=JsonWrapped("<tool_call>", "</tool_call>"),
+           preserved=("<tool_call>", "</tool_call>"),
+       )
+
+   ``calls`` says how the calls are written: :class:`JsonWrapped` / :class:`Wrapped` (one wrapper per call,
+   e.g. ``Wrapped("<tool_call>", "</tool_call>", xml_tool_call)``), :class:`JsonArray` (one JSON array after an
+   opener) or :class:`Section` (one section holding the calls). The call itself comes from the builders in
+   :mod:`chat_formats.builder` (``json_tool_call``, ``xml_tool_call``, or your own function of a ``ToolSpec``).
+   The :class:`Layout` owns everything else: the forced-call section (``tool_choice``), parallel calls, the
+   lazy grammar's triggers (never firing inside reasoning), preserved tokens (reasoning and call markers are
+   added automatically), ids, the content prefix of a prompt-opened reasoning block, and the regex that names
+   an unknown tool in the warning of a failed parse.
+3. An irregular format keeps a ``build(options) -> FormatDefinition`` function over :func:`standard_layout`,
+   :func:`repeat_calls` / :func:`array_calls` and :func:`think_triggers`.
+4. Register the name (and aliases) in ``formats/__init__.py`` (``BUILDERS`` takes a ``Layout`` as it is: it is
+   callable), add samples to ``tests/chat_formats/samples.py`` and map the corpus family in
+   ``tests/chat_formats/corpus.py``. The test suite then checks parse, stream, grammar and the two laws.
+
+The shared layout::
 
     reasoning?  content(until one of the tool-call start markers)  tool-calls  end
 
 with the reasoning block optional (or already open, ``thinking_forced_open``), left in the content when
 ``reasoning_format="none"``, and the tool-call part a repetition of trigger rules (at least one for
-``tool_choice="required"`` or a named tool, at most one without ``parallel_tool_calls``).
+``tool_choice="required"`` or a named tool, at most one without ``parallel_tool_calls``). With a forced call
+the output is the call(s), after the reasoning (OpenAI's and vLLM's meaning of ``"required"``), unless the
+request sets ``content_before_forced_calls`` (content may come first, the calls must follow).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -25,21 +51,29 @@ from peg import (
     one_or_more,
     optional,
     rest,
-    space,
     trigger_rule,
     until_one_of,
     zero_or_more,
 )
 
-from ..builder import ToolSpec, block, content, gap, reasoning
+from ..builder import ToolSpec, block, content, gap, json_seq, json_tool_call, json_ws, reasoning, tool_choice_of
 from ..grammar import Trigger
 from ..mapper import IdPosition
 
 __all__ = [
+    "JSON_NAME_PATTERN",
+    "XML_FUNCTION_PATTERN",
+    "CallMaker",
+    "CallSyntax",
     "FormatDefinition",
     "FormatOptions",
+    "JsonArray",
+    "JsonWrapped",
+    "Layout",
     "ReasoningStyle",
+    "Section",
     "ToolChoice",
+    "Wrapped",
     "array_calls",
     "content_prefix",
     "regex_escape",
@@ -61,6 +95,8 @@ class FormatOptions:
     parallel_tool_calls: bool = True
     reasoning_format: Literal["auto", "none"] = "auto"
     thinking_forced_open: bool = False
+    content_before_forced_calls: bool = False
+    keep_blank_content: bool = False
 
     @property
     def calls_enabled(self) -> bool:
@@ -89,7 +125,9 @@ class FormatDefinition:
     :data:`chat_formats.mapper.IdPosition`); ``content_prefix``: text the prompt already holds that belongs
     in the content (the reasoning opener when reasoning is left in the content and the prompt opened it);
     ``lazy``: whether the grammar is lazy when calls are optional (False: it always constrains the whole
-    output, as for formats whose whole reply is one JSON document, or that have no calls).
+    output, as for formats whose whole reply is one JSON document, or that have no calls);
+    ``tool_name_pattern``: a regex whose group 1 is a tool name as the format writes it (names an unknown tool
+    in the warning of a failed parse; empty: the warning gives the offset only).
     """
 
     parser: Parser
@@ -99,6 +137,7 @@ class FormatDefinition:
     content_prefix: str = ""
     warnings: tuple[str, ...] = field(default=())
     lazy: bool = True
+    tool_name_pattern: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,10 +167,11 @@ def repeat_calls(options: FormatOptions, call: Parser, name: str = "tool-calls")
 def array_calls(options: FormatOptions, openers: Sequence[str], call: Parser, closer: str | None = None) -> Parser:
     """The tool-call part of formats that write every call as an element of one JSON array after an opener
     (``opener[call, call, …]closer``; one of ``openers``): the trigger rule ``tool-calls``, optional unless a
-    call is forced, one element only without ``parallel_tool_calls``. JSON whitespace is free inside the array;
+    call is forced, one element only without ``parallel_tool_calls``. JSON whitespace (bounded, :func:`json_ws`)
+    inside the array;
     ``closer``, when the format has one, may be missing (the output may stop right after the array)."""
-    items = call + zero_or_more(space() + "," << call) if options.parallel_tool_calls else call
-    body = choice(*openers) << "[" << items << "]"
+    items = call + zero_or_more(json_ws() + json_seq(",", call)) if options.parallel_tool_calls else call
+    body = json_seq(_opener(openers), "[", items, "]")
     if closer is not None:
         body = body + optional(gap() + closer)
     section = trigger_rule("tool-calls", body)
@@ -174,12 +214,15 @@ def standard_layout(
             parts.append(r)
     with_calls = calls is not None and options.calls_enabled
     ends = list(tool_starts) if with_calls else []
-    if response is not None:
+    if response is not None and not (with_calls and options.calls_forced and not options.content_before_forced_calls):
         opener, closer = response
         answer = opener + content(until_one_of([closer, *ends])) + optional(closer)
         parts += [content(until_one_of([opener, *ends])), optional(block(answer))]
     if calls is not None and with_calls:
-        parts += [content(until_one_of(ends)), calls, gap()]
+        if options.calls_forced and not options.content_before_forced_calls:
+            parts += [gap(), calls, gap()]  # the output is the call(s): no content before them
+        else:
+            parts += [content(until_one_of(ends)), calls, gap()]
     else:
         parts.append(content(rest()))
     parts.append(end())
@@ -221,3 +264,211 @@ def think_triggers(options: FormatOptions, style: ReasoningStyle | None, words: 
     else:
         regex = rf"(?:\s*{o}[\s\S]*?{c}|(?!\s*{o}))[\s\S]*?({alt})[\s\S]*"
     return (Trigger.pattern_full(regex),)
+
+
+# --- formats as data --------------------------------------------------------------------------------------------
+CallMaker = Callable[[ToolSpec], Parser]
+"""Builds the parser of one call to a tool (``json_tool_call``, ``xml_tool_call``, a format's own function)."""
+
+JSON_NAME_PATTERN = r'"name"\s*:\s*"([\w.-]+)'
+"""The tool name of a JSON call object (``{"name": "get_weather", …``)."""
+
+XML_FUNCTION_PATTERN = r"<function=([\w.-]+)"
+"""The tool name of a Qwen3-Coder style XML call (``<function=get_weather>``)."""
+
+
+def _texts(markers: str | Sequence[str]) -> tuple[str, ...]:
+    return (markers,) if isinstance(markers, str) else tuple(markers)
+
+
+def _opener(texts: Sequence[str]) -> Parser:
+    """One literal, or the choice of a marker's accepted spellings."""
+    return literal(texts[0]) if len(texts) == 1 else choice(*texts)
+
+
+def _section_rule(options: FormatOptions, body: Parser) -> Parser:
+    section = trigger_rule("tool-calls", body)
+    return section if options.calls_forced else optional(section)
+
+
+def _many(options: FormatOptions, call: Parser) -> Parser:
+    """``call (gap call)*`` with ``parallel_tool_calls``, else ``call``."""
+    return call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
+
+
+@dataclass(frozen=True)
+class Wrapped:
+    """Each call in its own wrapper, the wrappers repeated: ``open call close``.
+
+    ``open``: the opener (or the accepted spellings, the first one canonical); ``close``: the closer, or None
+    for calls that end by themselves (the next opener or the end of the output); ``call``: the call inside;
+    ``spaced``: whitespace is allowed between the markers and the call; ``name_pattern``: see
+    :attr:`FormatDefinition.tool_name_pattern`; ``markers``: the special tokens among the wrapper's markers
+    (default: all of them). An empty ``open`` means the call writes its own opening marker: give it as
+    ``starts``.
+    """
+
+    open: str | tuple[str, ...]
+    close: str | None
+    call: CallMaker
+    spaced: bool = True
+    name_pattern: str = ""
+    markers: tuple[str, ...] | None = None
+    starts: tuple[str, ...] = ()
+
+    def tool_starts(self, options: FormatOptions) -> tuple[str, ...]:
+        """The markers the tool-call part starts with (they end the content)."""
+        return self.starts or _texts(self.open)
+
+    def special_tokens(self) -> tuple[str, ...]:
+        """The wrapper's markers that are special tokens of the model."""
+        if self.markers is not None:
+            return self.markers
+        return (*_texts(self.open), *(() if self.close is None else (self.close,)))
+
+    def part(self, options: FormatOptions) -> Parser:
+        """The tool-call part for ``options`` (calls enabled): see :func:`repeat_calls`."""
+        opens = [t for t in _texts(self.open) if t]
+        wrapped = tool_choice_of(options.active_tools, self.call)
+        if opens:
+            wrapped = _opener(opens) + gap() + wrapped if self.spaced else _opener(opens) + wrapped
+        if self.close is not None:
+            wrapped = wrapped + gap() + self.close if self.spaced else wrapped + self.close
+        return repeat_calls(options, wrapped)
+
+
+@dataclass(frozen=True)
+class JsonWrapped(Wrapped):
+    """:class:`Wrapped` JSON call objects (``json_tool_call`` by default): Hermes' ``<tool_call>{…}</tool_call>``."""
+
+    call: CallMaker = json_tool_call
+    name_pattern: str = JSON_NAME_PATTERN
+
+
+@dataclass(frozen=True)
+class JsonArray:
+    """All calls as the elements of one JSON array after an opener: ``open[call, call, …]close`` (see
+    :func:`array_calls`). ``open``: the opener or its accepted spellings; ``close``: the closer (may be missing
+    in the output) or None; ``call``: one element (``json_tool_call`` by default)."""
+
+    open: str | tuple[str, ...]
+    close: str | None
+    call: CallMaker = json_tool_call
+    name_pattern: str = JSON_NAME_PATTERN
+    markers: tuple[str, ...] | None = None
+
+    def tool_starts(self, options: FormatOptions) -> tuple[str, ...]:
+        """The opener's spellings."""
+        return _texts(self.open)
+
+    def special_tokens(self) -> tuple[str, ...]:
+        """The opener's spellings and the closer, unless ``markers`` says which are special tokens."""
+        if self.markers is not None:
+            return self.markers
+        return (*_texts(self.open), *(() if self.close is None else (self.close,)))
+
+    def part(self, options: FormatOptions) -> Parser:
+        """The tool-call part for ``options`` (calls enabled)."""
+        return array_calls(options, _texts(self.open), tool_choice_of(options.active_tools, self.call), self.close)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section holding the calls: ``open call call … close`` (DeepSeek, MiniMax, Kimi K2).
+
+    ``open``: the section opener or its accepted spellings; ``close``: the section closer; ``close_optional``:
+    the output may stop without it; ``repeated``: several sections may follow each other (each holding calls);
+    ``open_optional``: the opener may be missing, the calls then start with ``call_start`` (which also ends the
+    content). Without ``parallel_tool_calls`` a section holds one call, and there is one section.
+    """
+
+    open: str | tuple[str, ...]
+    close: str
+    call: CallMaker
+    close_optional: bool = False
+    repeated: bool = False
+    open_optional: bool = False
+    call_start: str = ""
+    name_pattern: str = ""
+    markers: tuple[str, ...] | None = None
+
+    def tool_starts(self, options: FormatOptions) -> tuple[str, ...]:
+        """The opener's spellings (and the call's own start marker when the opener is optional)."""
+        return (*_texts(self.open), *((self.call_start,) if self.open_optional and self.call_start else ()))
+
+    def special_tokens(self) -> tuple[str, ...]:
+        """The section markers, unless ``markers`` says which are special tokens."""
+        if self.markers is not None:
+            return self.markers
+        return (*_texts(self.open), self.close)
+
+    def part(self, options: FormatOptions) -> Parser:
+        """The tool-call part for ``options`` (calls enabled)."""
+        calls = _many(options, tool_choice_of(options.active_tools, self.call))
+        opener = _opener(_texts(self.open))
+        if self.open_optional:
+            # The opener stays outside the trigger rule: the lazy grammar fires on the call's own start marker.
+            closer = optional(gap() + self.close) if self.close_optional else gap() + self.close
+            return optional(opener + gap()) + _section_rule(options, calls + closer)
+        closer = gap() + (optional(self.close) if self.close_optional else literal(self.close))
+        if self.repeated:
+            return repeat_calls(options, opener + gap() + calls + closer)
+        return _section_rule(options, opener + gap() + calls + closer)
+
+
+CallSyntax = Wrapped | JsonArray | Section
+"""How a :class:`Layout` writes its tool calls."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A regular format as one value: ``reasoning? content calls`` (see the module docstring).
+
+    ``reasoning``: the reasoning block, if any; ``calls``: how calls are written (None: content only);
+    ``preserved``: special tokens besides the reasoning markers and those of ``calls``; ``response``: the
+    ``(open, close)`` markers of an optional answer block (see :func:`standard_layout`); ``id_position``: where
+    the model writes call ids; ``triggers``: the lazy grammar's triggers for given options (default:
+    :func:`think_triggers` over the calls' start markers); ``tool_name_pattern``: overrides the calls'
+    ``name_pattern``; ``warnings``: notes every parse carries.
+
+    A ``Layout`` is a builder: ``layout(options)`` (or :meth:`build`) returns the :class:`FormatDefinition`.
+    """
+
+    reasoning: ReasoningStyle | None = None
+    calls: CallSyntax | None = None
+    preserved: tuple[str, ...] = ()
+    response: tuple[str, str] | None = None
+    id_position: IdPosition = "none"
+    triggers: Callable[[FormatOptions], tuple[Trigger, ...]] | None = None
+    tool_name_pattern: str = ""
+    lazy: bool = True
+
+    def preserved_tokens(self) -> tuple[str, ...]:
+        """Reasoning markers, then the call syntax's special tokens, then ``preserved`` (each once)."""
+        style = () if self.reasoning is None else (self.reasoning.open, self.reasoning.close)
+        calls = () if self.calls is None else self.calls.special_tokens()
+        return tuple(dict.fromkeys((*style, *calls, *self.preserved)))
+
+    def build(self, options: FormatOptions) -> FormatDefinition:
+        """The definition for ``options``. Cost: building the parser graph, O(size of the tool schemas)."""
+        starts: tuple[str, ...] = () if self.calls is None else self.calls.tool_starts(options)
+        part = self.calls.part(options) if self.calls is not None and options.calls_enabled else None
+        parser = standard_layout(options, style=self.reasoning, tool_starts=starts, calls=part, response=self.response)
+        if not options.calls_enabled:
+            triggers: tuple[Trigger, ...] = ()
+        elif self.triggers is not None:
+            triggers = self.triggers(options)
+        else:
+            triggers = think_triggers(options, self.reasoning, starts)
+        pattern = self.tool_name_pattern or ("" if self.calls is None else self.calls.name_pattern)
+        return FormatDefinition(
+            parser=parser,
+            triggers=triggers,
+            preserved_tokens=self.preserved_tokens(),
+            id_position=self.id_position,
+            content_prefix=content_prefix(options, self.reasoning),
+            lazy=self.lazy,
+            tool_name_pattern=pattern,
+        )
+
+    __call__ = build

@@ -181,4 +181,5 @@ def build_layout(
         triggers=think_triggers(options, style, starts) if options.calls_enabled else (),
         preserved_tokens=preserved,
         content_prefix=content_prefix(options, style),
+        tool_name_pattern=r"\[\s*([\w.-]+)\(",
     )

@@ -6,25 +6,14 @@
 
 from __future__ import annotations
 
-from ..builder import json_tool_call, tool_choice_of
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, array_calls, content_prefix, standard_layout
-from ._layout import think_triggers as _triggers
+from ._layout import JsonArray, Layout, ReasoningStyle
 
-__all__ = ["build"]
+__all__ = ["CLOSE", "FORMAT", "OPEN"]
 
 OPEN, CLOSE = "<tool_calls>", "</tool_calls>"
-STYLE = ReasoningStyle("<thinking>", "</thinking>")
-PRESERVED = ("<thinking>", "</thinking>", OPEN, CLOSE)
 
-
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``apriel-1.5`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        calls = array_calls(options, [OPEN], tool_choice_of(options.active_tools, json_tool_call), CLOSE)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[OPEN], calls=calls),
-        triggers=_triggers(options, STYLE, [OPEN]),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``apriel-1.5``: the JSON-array layout of ``nemotron-v2`` with Apriel's markers.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<thinking>", "</thinking>"),
+    calls=JsonArray(OPEN, CLOSE),
+)

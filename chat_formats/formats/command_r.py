@@ -13,16 +13,12 @@ from __future__ import annotations
 
 from peg import Parser, chars
 
-from ..builder import ToolSpec, json_tool_call, tool_choice_of
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, array_calls, content_prefix, standard_layout
-from ._layout import think_triggers as _triggers
+from ..builder import ToolSpec, json_tool_call
+from ._layout import JsonArray, Layout, ReasoningStyle
 
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
-ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
 RESPONSE = ("<|START_RESPONSE|>", "<|END_RESPONSE|>")
-STYLE = ReasoningStyle("<|START_THINKING|>", "<|END_THINKING|>")
-PRESERVED = (STYLE.open, STYLE.close, ACTION, END_ACTION, *RESPONSE)
 
 
 def _call(spec: ToolSpec) -> Parser:
@@ -36,15 +32,11 @@ def _call(spec: ToolSpec) -> Parser:
     )
 
 
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``command-r7b`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        calls = array_calls(options, [ACTION], tool_choice_of(options.active_tools, _call), END_ACTION)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[ACTION], calls=calls, response=RESPONSE),
-        triggers=_triggers(options, STYLE, [ACTION]),
-        preserved_tokens=PRESERVED,
-        id_position="before_args",
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``command-r7b``.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<|START_THINKING|>", "<|END_THINKING|>"),
+    response=RESPONSE,
+    calls=JsonArray("<|START_ACTION|>", "<|END_ACTION|>", _call, name_pattern=r'"tool_name"\s*:\s*"([\w.-]+)'),
+    preserved=RESPONSE,
+    id_position="before_args",
+)

@@ -20,16 +20,13 @@ JSON arguments (its thinking prompt ends with ``<think>``, no newline)::
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from peg import Parser, choice, literal, optional, rule, schema, trigger_rule, zero_or_more
+from peg import Parser, literal, rule, schema
 from peg import json as json_value
 
-from ..builder import ToolSpec, gap, tool, tool_args, tool_choice_of, tool_close, tool_name, tool_open
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
-from ._layout import think_triggers as _triggers
+from ..builder import ToolSpec, gap, tool, tool_args, tool_close, tool_name, tool_open
+from ._layout import CallMaker, Layout, ReasoningStyle, Section
 
-__all__ = ["build", "build_v31"]
+__all__ = ["R1", "V31"]
 
 SECTION_OPENERS = (
     "<｜tool▁calls▁begin｜>",
@@ -42,7 +39,7 @@ SECTION_CLOSE = "<｜tool▁calls▁end｜>"
 CALL_OPEN, SEP, CALL_CLOSE = "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"
 STYLE = ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n")
 V31_STYLE = ReasoningStyle("<think>", "</think>")
-PRESERVED = ("<think>", "</think>", SECTION_OPENERS[0], SECTION_CLOSE, CALL_OPEN, SEP, CALL_CLOSE)
+SECTION_MARKERS = (SECTION_OPENERS[0], SECTION_CLOSE)
 
 
 def _args(spec: ToolSpec) -> Parser:
@@ -60,26 +57,15 @@ def _v31_call(spec: ToolSpec) -> Parser:
     return rule(spec.rule, tool(head + _args(spec) + gap() + tool_close(CALL_CLOSE)))
 
 
-def _build(options: FormatOptions, style: ReasoningStyle, make_call: Callable[[ToolSpec], Parser]) -> FormatDefinition:
-    calls = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, make_call)
-        body = call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
-        section = trigger_rule("tool-calls", choice(*SECTION_OPENERS) + gap() + body + gap() + optional(SECTION_CLOSE))
-        calls = section if options.calls_forced else optional(section)
-    return FormatDefinition(
-        parser=standard_layout(options, style=style, tool_starts=SECTION_OPENERS, calls=calls),
-        triggers=_triggers(options, style, SECTION_OPENERS),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, style),
+def _layout(style: ReasoningStyle, call: CallMaker, name_pattern: str) -> Layout:
+    section = Section(
+        SECTION_OPENERS, SECTION_CLOSE, call, close_optional=True, name_pattern=name_pattern, markers=SECTION_MARKERS
     )
+    return Layout(reasoning=style, calls=section, preserved=(CALL_OPEN, SEP, CALL_CLOSE))
 
 
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``deepseek-r1`` definition for ``options``."""
-    return _build(options, STYLE, _r1_call)
+#: ``deepseek-r1``.
+R1 = _layout(STYLE, _r1_call, r"function<｜tool▁sep｜>([\w.-]+)")
 
-
-def build_v31(options: FormatOptions) -> FormatDefinition:
-    """The ``deepseek-v3.1`` definition for ``options``."""
-    return _build(options, V31_STYLE, _v31_call)
+#: ``deepseek-v3.1``.
+V31 = _layout(V31_STYLE, _v31_call, r"<｜tool▁call▁begin｜>([\w.-]+)")

@@ -54,7 +54,7 @@ from ..builder import (
     tool_name,
 )
 from ..grammar import Trigger
-from ._layout import FormatDefinition, FormatOptions, regex_escape, standard_layout
+from ._layout import XML_FUNCTION_PATTERN, FormatDefinition, FormatOptions, regex_escape, standard_layout
 from .llama import PYTHON_TAG, json_args
 
 __all__ = ["build_v3_1", "build_v3_2"]
@@ -120,6 +120,7 @@ def build_v3_1(options: FormatOptions) -> FormatDefinition:
         parser=standard_layout(options, style=None, tool_starts=starts, calls=calls),
         triggers=tuple(triggers),
         preserved_tokens=(PYTHON_TAG,),
+        tool_name_pattern=XML_FUNCTION_PATTERN,
     )
 
 
@@ -163,7 +164,9 @@ def build_v3_2(options: FormatOptions) -> FormatDefinition:
     # end in ">" just before a ">>>" (which the parser would read as a separator one character earlier).
     # The text alternative never starts where a call is already recognisable (its name complete, hence
     # possibly streamed): a call that breaks later stays a call, the rest comes back as content (warning).
-    if options.calls_forced:
+    if options.calls_forced and not options.content_before_forced_calls:
+        parser = calls  # the output is the call(s)
+    elif options.calls_forced:
         # No look-ahead (the grammar has no form for it): text needs its "all" line, so the alternatives
         # are disjoint and the grammar exact.
         parser = choice(calls, TEXT + content(until(SEP)) + SEP + calls)
@@ -177,4 +180,5 @@ def build_v3_2(options: FormatOptions) -> FormatDefinition:
         parser=parser,
         triggers=(Trigger.pattern_full(rf"((?:{names})\n)[\s\S]*"), Trigger.pattern(f"{SEP}()")),
         preserved_tokens=preserved,
+        tool_name_pattern=r">>>([\w.-]+)\n",
     )

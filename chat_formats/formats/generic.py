@@ -12,11 +12,21 @@ the reply is plain content.
 
 from __future__ import annotations
 
-from peg import Parser, choice, end, json_string_content, literal, rest, space, zero_or_more
+from peg import Parser, choice, end, json_string_content, literal, rest, zero_or_more
 from peg import json as json_value
 
-from ..builder import ToolSpec, block, content, content_json_string, gap, json_tool_call, tool_choice_of
-from ._layout import FormatDefinition, FormatOptions
+from ..builder import (
+    ToolSpec,
+    block,
+    content,
+    content_json_string,
+    gap,
+    json_seq,
+    json_tool_call,
+    json_ws,
+    tool_choice_of,
+)
+from ._layout import JSON_NAME_PATTERN, FormatDefinition, FormatOptions
 
 __all__ = ["build"]
 
@@ -29,7 +39,7 @@ def _call(spec: ToolSpec) -> Parser:
 
 def _member(key: str, value: Parser) -> Parser:
     """``{"key": value}`` with JSON whitespace."""
-    return literal("{") << f'"{key}"' << ":" << value << "}"
+    return json_seq("{", f'"{key}"', ":", value, "}")
 
 
 def build(options: FormatOptions) -> FormatDefinition:
@@ -38,9 +48,11 @@ def build(options: FormatOptions) -> FormatDefinition:
         return FormatDefinition(parser=content(rest()) + end(), lazy=False)
     call = tool_choice_of(options.active_tools, _call)
     if options.parallel_tool_calls:
-        calls = _member("tool_calls", literal("[") << call + zero_or_more(space() + "," << call) << "]")
+        calls = _member("tool_calls", json_seq("[", call + zero_or_more(json_ws() + json_seq(",", call)), "]"))
     else:
         calls = _member("tool_call", call)
     text = choice(literal('"') + content_json_string(json_string_content()) + '"', content(json_value()))
     reply = block(calls) if options.calls_forced else choice(block(calls), block(_member("response", text)))
-    return FormatDefinition(parser=gap() + reply + gap() + end(), id_position="after_args", lazy=False)
+    return FormatDefinition(
+        parser=gap() + reply + gap() + end(), id_position="after_args", lazy=False, tool_name_pattern=JSON_NAME_PATTERN
+    )

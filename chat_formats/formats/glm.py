@@ -17,16 +17,14 @@ from __future__ import annotations
 
 from peg import Parser, chars, literal, peek
 
-from ..builder import ToolSpec, XmlMarkers, gap, tool_choice_of, xml_tool_call
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
-from ._layout import think_triggers as _triggers
+from ..builder import ToolSpec, XmlMarkers, gap, xml_tool_call
+from ._layout import Layout, ReasoningStyle, Wrapped
 
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 KEY_OPEN, KEY_CLOSE, VALUE_OPEN, VALUE_CLOSE = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
 STYLE = ReasoningStyle("<think>", "</think>", ends_at_tools=True)
-PRESERVED = ("<think>", "</think>", OPEN, CLOSE, KEY_OPEN, KEY_CLOSE, VALUE_OPEN, VALUE_CLOSE)
 # The bare name ends where whitespace or a marker starts; the grammar always continues with one (implied).
 MARKERS = XmlMarkers(
     function_open=OPEN,
@@ -43,14 +41,9 @@ def _call(spec: ToolSpec) -> Parser:
     return xml_tool_call(spec, MARKERS)
 
 
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``glm-4.5`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        calls = repeat_calls(options, tool_choice_of(options.active_tools, _call))
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[OPEN], calls=calls),
-        triggers=_triggers(options, STYLE, [OPEN]),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``glm-4.5``.
+FORMAT = Layout(
+    reasoning=STYLE,
+    calls=Wrapped("", None, _call, starts=(OPEN,), markers=(OPEN, CLOSE), name_pattern=r"<tool_call>\s*([\w.-]+)"),
+    preserved=(KEY_OPEN, KEY_CLOSE, VALUE_OPEN, VALUE_CLOSE),
+)

@@ -10,29 +10,16 @@ too.
 
 from __future__ import annotations
 
-from peg import Parser
+from ._layout import JsonArray, Layout, ReasoningStyle
 
-from ..builder import json_tool_call, tool_choice_of
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, array_calls, content_prefix, standard_layout
-from ._layout import think_triggers as _triggers
-
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
 OPENERS = ("<|tool_call|>", "<tool_call>")
-RESPONSE = ("<response>", "</response>")
-STYLE = ReasoningStyle("<think>", "</think>")
-PRESERVED = ("<think>", "</think>", *RESPONSE, OPENERS[0])
 
-
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``granite`` definition for ``options``."""
-    calls: Parser | None = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, json_tool_call)
-        calls = array_calls(options, OPENERS, call)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=OPENERS, calls=calls, response=RESPONSE),
-        triggers=_triggers(options, STYLE, OPENERS),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``granite``.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<think>", "</think>"),
+    response=("<response>", "</response>"),
+    calls=JsonArray(OPENERS, None, markers=OPENERS[:1]),
+    preserved=("<response>", "</response>"),
+)

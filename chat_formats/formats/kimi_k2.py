@@ -12,19 +12,17 @@ reasoning block (Kimi K2 Thinking calls tools straight from its thoughts).
 
 from __future__ import annotations
 
-from peg import Parser, chars, optional, rule, schema, trigger_rule, zero_or_more
+from peg import Parser, chars, optional, rule, schema
 from peg import json as json_value
 
-from ..builder import ToolSpec, gap, tool, tool_args, tool_choice_of, tool_id, tool_name
+from ..builder import ToolSpec, gap, tool, tool_args, tool_id, tool_name
 from ..grammar import Trigger
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
+from ._layout import FormatOptions, Layout, ReasoningStyle, Section
 
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
 SECTION_BEGIN, SECTION_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CALL_BEGIN, ARG_BEGIN, CALL_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
-STYLE = ReasoningStyle("<think>", "</think>", ends_at_tools=True)
-PRESERVED = ("<think>", "</think>", SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END)
 
 
 def _call(spec: ToolSpec) -> Parser:
@@ -35,18 +33,23 @@ def _call(spec: ToolSpec) -> Parser:
     return rule(spec.rule, tool(CALL_BEGIN + ident + gap() + ARG_BEGIN + args + optional(gap() + CALL_END)))
 
 
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``kimi-k2`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, _call)
-        body = call + zero_or_more(gap() + call) if options.parallel_tool_calls else call
-        section = trigger_rule("tool-calls", body + optional(gap() + SECTION_END))
-        calls = optional(SECTION_BEGIN + gap()) + (section if options.calls_forced else optional(section))
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[SECTION_BEGIN, CALL_BEGIN], calls=calls),
-        triggers=(Trigger.word(CALL_BEGIN),),
-        preserved_tokens=PRESERVED,
-        id_position="before_args",
-        content_prefix=content_prefix(options, STYLE),
-    )
+def _triggers(options: FormatOptions) -> tuple[Trigger, ...]:
+    return (Trigger.word(CALL_BEGIN),)
+
+
+#: ``kimi-k2``.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<think>", "</think>", ends_at_tools=True),
+    calls=Section(
+        SECTION_BEGIN,
+        SECTION_END,
+        _call,
+        close_optional=True,
+        open_optional=True,
+        call_start=CALL_BEGIN,
+        name_pattern=r"<\|tool_call_begin\|>(?:functions\.)?([\w.-]+)",
+    ),
+    preserved=(CALL_BEGIN, ARG_BEGIN, CALL_END),
+    triggers=_triggers,
+    id_position="before_args",
+)

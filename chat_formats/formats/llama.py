@@ -58,7 +58,9 @@ from ..builder import (
     block,
     content,
     gap,
+    json_seq,
     json_tool_call,
+    json_ws,
     tool,
     tool_arg,
     tool_arg_close,
@@ -71,13 +73,14 @@ from ..builder import (
     tool_name,
 )
 from ..grammar import Trigger
-from ._layout import FormatDefinition, FormatOptions, standard_layout
+from ._layout import JSON_NAME_PATTERN, FormatDefinition, FormatOptions, standard_layout
 
 __all__ = ["PYTHON_TAG", "build_firefunction_v2", "build_llama3", "json_args"]
 
 PYTHON_TAG = "<|python_tag|>"
 BUILTIN_TOOLS = ("wolfram_alpha", "web_search", "brave_search", "python", "code_interpreter")
-_WS = r"[ \t\n\r\x0b\x0c]"  # what peg's space() takes (Python's \s would take more)
+_GAP = r"[ \t\n\r\x0b\x0c]"  # what gap() takes (Python's \s would take more)
+_WS = r"[ \t\n]"  # what json_ws() takes
 _RULE_CHARS = re.compile(r"[^A-Za-z0-9]+")
 
 
@@ -85,9 +88,9 @@ _RULE_CHARS = re.compile(r"[^A-Za-z0-9]+")
 def _head(spec: ToolSpec, *, tagged: bool = True) -> Parser:
     """``{ ["type": "function",] "name": "NAME"`` (the name tagged, or plain for a look-ahead)."""
     quoted = json.dumps(spec.name, ensure_ascii=False)[1:-1]
-    kind = optional((literal('"type"') << ":" << '"function"' << ",") + space())
+    kind = optional(json_seq('"type"', ":", '"function"', ",") + json_ws())
     name = tool_name(quoted, '"') if tagged else literal(quoted + '"')
-    return literal("{") + space() + kind + (literal('"name"') << ":" << literal('"') + name)
+    return literal("{") + json_ws() + kind + json_seq('"name"', ":", literal('"') + name)
 
 
 def json_args(spec: ToolSpec) -> Parser:
@@ -100,7 +103,7 @@ def json_args(spec: ToolSpec) -> Parser:
 
 def _json_call(spec: ToolSpec) -> Parser:
     args = json_args(spec)
-    return rule(spec.rule, tool(_head(spec) << "," << choice('"parameters"', '"arguments"') << ":" << args << "}"))
+    return rule(spec.rule, tool(json_seq(_head(spec), ",", choice('"parameters"', '"arguments"'), ":", args, "}")))
 
 
 def _builtin_call(spec: ToolSpec) -> Parser:
@@ -123,7 +126,7 @@ def _bare_trigger() -> Trigger:
     """Fires when the output starts (after up to 8 whitespace characters, as :func:`gap` allows) with a call
     object's opening up to the quote before the name; the grammar starts at the ``{``."""
     kind = rf'(?:"type"{_WS}*:{_WS}*"function"{_WS}*,{_WS}*)?'
-    return Trigger.pattern_full(rf'{_WS}{{0,8}}(\{{{_WS}*{kind}"name"{_WS}*:{_WS}*")[\s\S]*')
+    return Trigger.pattern_full(rf'{_GAP}{{0,8}}(\{{{_WS}*{kind}"name"{_WS}*:{_WS}*")[\s\S]*')
 
 
 def build_llama3(options: FormatOptions) -> FormatDefinition:
@@ -149,8 +152,10 @@ def build_llama3(options: FormatOptions) -> FormatDefinition:
     if options.calls_forced:
         # No look-ahead (the grammar has no form for it): text before a tagged call starts with none of
         # whitespace, "{" and "<", so the alternatives are disjoint and the grammar exact.
-        text = content(chars("[^{<\\t\\n\\r\\x0B\\x0C ]", 1, 1) + until(PYTHON_TAG))
-        parser = choice(gap() + bare, gap() + tagged, text + gap() + tagged)
+        parser = choice(gap() + bare, gap() + tagged)  # the output is the call(s)
+        if options.content_before_forced_calls:
+            text = content(chars("[^{<\\t\\n\\r\\x0B\\x0C ]", 1, 1) + until(PYTHON_TAG))
+            parser = choice(gap() + bare, gap() + tagged, text + gap() + tagged)
     else:
         # The lazy grammar holds only the trigger rules, so this look-ahead never reaches it.
         heads = negate(gap() + choice(*(_head(t, tagged=False) for t in tools)))
@@ -159,6 +164,7 @@ def build_llama3(options: FormatOptions) -> FormatDefinition:
         parser=parser + gap() + end(),
         triggers=(_bare_trigger(), Trigger.word(PYTHON_TAG)),
         preserved_tokens=preserved,
+        tool_name_pattern=JSON_NAME_PATTERN,
     )
 
 
@@ -167,7 +173,7 @@ FUNCTOOLS = (" functools[", "functools[")
 
 
 def _items(call: Parser, parallel: bool) -> Parser:
-    return call + zero_or_more(space() + "," << call) if parallel else call
+    return call + zero_or_more(json_ws() + json_seq(",", call)) if parallel else call
 
 
 def build_firefunction_v2(options: FormatOptions) -> FormatDefinition:
@@ -175,10 +181,13 @@ def build_firefunction_v2(options: FormatOptions) -> FormatDefinition:
     calls = None
     if options.calls_enabled:
         call = block(tool_choice_of(options.active_tools, json_tool_call))
-        section = trigger_rule("tool-calls", choice(*FUNCTOOLS) << _items(call, options.parallel_tool_calls) << "]")
+        section = trigger_rule(
+            "tool-calls", json_seq(choice(*FUNCTOOLS), _items(call, options.parallel_tool_calls), "]")
+        )
         calls = section if options.calls_forced else optional(section)
     return FormatDefinition(
         parser=standard_layout(options, style=None, tool_starts=FUNCTOOLS, calls=calls),
         triggers=tuple(Trigger.word(w) for w in FUNCTOOLS),
         preserved_tokens=(FUNCTOOLS[0],),
+        tool_name_pattern=JSON_NAME_PATTERN,
     )

@@ -15,17 +15,14 @@ tool's schema. MiniMax M2 prompts open the reasoning block (``thinking_forced_op
 
 from __future__ import annotations
 
-from peg import Parser, zero_or_more
+from peg import Parser
 
-from ..builder import ToolSpec, XmlMarkers, gap, tool_choice_of, xml_tool_call
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
-from ._layout import think_triggers as _triggers
+from ..builder import ToolSpec, XmlMarkers, xml_tool_call
+from ._layout import Layout, ReasoningStyle, Section
 
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
 OPEN, CLOSE = "<minimax:tool_call>", "</minimax:tool_call>"
-STYLE = ReasoningStyle("<think>", "</think>")
-PRESERVED = ("<think>", "</think>", OPEN, CLOSE)
 MARKERS = XmlMarkers(
     function_open='<invoke name="',
     name_suffix='">',
@@ -39,16 +36,8 @@ def _invoke(spec: ToolSpec) -> Parser:
     return xml_tool_call(spec, MARKERS)
 
 
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``minimax-m2`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        invoke = tool_choice_of(options.active_tools, _invoke)
-        invokes = invoke + zero_or_more(gap() + invoke) if options.parallel_tool_calls else invoke
-        calls = repeat_calls(options, OPEN + gap() + invokes + gap() + CLOSE)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[OPEN], calls=calls),
-        triggers=_triggers(options, STYLE, [OPEN]),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``minimax-m2``: one or more ``<invoke>`` calls per section, sections repeated.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<think>", "</think>"),
+    calls=Section(OPEN, CLOSE, _invoke, repeated=True, name_pattern=r'<invoke name="([\w.-]+)'),
+)

@@ -6,25 +6,12 @@ as one JSON array in ``<TOOLCALL>…</TOOLCALL>``::
 
 from __future__ import annotations
 
-from ..builder import json_tool_call, tool_choice_of
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, array_calls, content_prefix, standard_layout
-from ._layout import think_triggers as _triggers
+from ._layout import JsonArray, Layout, ReasoningStyle
 
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
-OPEN, CLOSE = "<TOOLCALL>", "</TOOLCALL>"
-STYLE = ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n")
-PRESERVED = ("<think>", "</think>", OPEN, CLOSE)
-
-
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``nemotron-v2`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        calls = array_calls(options, [OPEN], tool_choice_of(options.active_tools, json_tool_call), CLOSE)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[OPEN], calls=calls),
-        triggers=_triggers(options, STYLE, [OPEN]),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``nemotron-v2``.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n"),
+    calls=JsonArray("<TOOLCALL>", "</TOOLCALL>"),
+)

@@ -15,26 +15,13 @@ a ``<tool_call>`` inside reasoning stays reasoning.
 
 from __future__ import annotations
 
-from ..builder import gap, tool_choice_of, xml_tool_call
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
-from ._layout import think_triggers as _triggers
+from ..builder import xml_tool_call
+from ._layout import XML_FUNCTION_PATTERN, Layout, ReasoningStyle, Wrapped
 
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
-OPEN, CLOSE = "<tool_call>", "</tool_call>"
-STYLE = ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n")
-PRESERVED = ("<think>", "</think>", OPEN, CLOSE)
-
-
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``qwen3-coder`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, xml_tool_call)
-        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[OPEN], calls=calls),
-        triggers=_triggers(options, STYLE, [OPEN]),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``qwen3-coder``.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<think>", "</think>", prompt_opener="<think>\n"),
+    calls=Wrapped("<tool_call>", "</tool_call>", xml_tool_call, name_pattern=XML_FUNCTION_PATTERN),
+)

@@ -14,26 +14,13 @@ on each side removed), other parameters JSON typed by the tool's schema. The rea
 
 from __future__ import annotations
 
-from ..builder import gap, tool_choice_of, xml_tool_call
-from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, repeat_calls, standard_layout
-from ._layout import think_triggers as _triggers
+from ..builder import xml_tool_call
+from ._layout import XML_FUNCTION_PATTERN, Layout, ReasoningStyle, Wrapped
 
-__all__ = ["build"]
+__all__ = ["FORMAT"]
 
-OPEN, CLOSE = "<seed:tool_call>", "</seed:tool_call>"
-STYLE = ReasoningStyle("<seed:think>", "</seed:think>")
-PRESERVED = ("<seed:think>", "</seed:think>", OPEN, CLOSE)
-
-
-def build(options: FormatOptions) -> FormatDefinition:
-    """The ``seed-oss`` definition for ``options``."""
-    calls = None
-    if options.calls_enabled:
-        call = tool_choice_of(options.active_tools, xml_tool_call)
-        calls = repeat_calls(options, OPEN + gap() + call + gap() + CLOSE)
-    return FormatDefinition(
-        parser=standard_layout(options, style=STYLE, tool_starts=[OPEN], calls=calls),
-        triggers=_triggers(options, STYLE, [OPEN]),
-        preserved_tokens=PRESERVED,
-        content_prefix=content_prefix(options, STYLE),
-    )
+#: ``seed-oss``: the ``qwen3-coder`` layout with Seed's markers.
+FORMAT = Layout(
+    reasoning=ReasoningStyle("<seed:think>", "</seed:think>"),
+    calls=Wrapped("<seed:tool_call>", "</seed:tool_call>", xml_tool_call, name_pattern=XML_FUNCTION_PATTERN),
+)

@@ -123,7 +123,7 @@ SAMPLES: dict[str, list[Case]] = {
             "<think>\nplan: <tool_call> later\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\n"
             'Zürich "HB"\n</parameter>\n</function>\n</tool_call>',
             reasoning="\nplan: <tool_call> later\n",
-            content="\n\n",
+            content=None,  # whitespace only, next to reasoning and calls: null
             calls=[("get_weather", {"city": 'Zürich "HB"'})],
         ),
     ],
@@ -415,7 +415,7 @@ SAMPLES: dict[str, list[Case]] = {
             "<seed:think>call</seed:think>\n<seed:tool_call>\n<function=add>\n<parameter=a>5</parameter>\n"
             "<parameter=exact>\nfalse\n</parameter>\n<parameter=b>-1e2</parameter>\n</function>\n</seed:tool_call>",
             reasoning="call",
-            content="\n",
+            content=None,
             calls=[("add", {"a": 5, "exact": False, "b": -100.0})],
         ),
         Case(

@@ -109,13 +109,20 @@ def test_xml_value_that_is_not_json_for_its_schema_is_kept_as_string_with_warnin
     assert any("not JSON" in w for w in message.warnings)
 
 
-def test_generated_ids_are_stable_per_format_instance_and_differ_between_instances() -> None:
+def test_generated_ids_are_unique_per_parse_and_stream_of_a_reused_format() -> None:
     out = PING + PING
     fmt = get_format("hermes", tools=TOOLS)
     first, second = fmt.parse(out), fmt.parse(out)
-    assert [c.id for c in first.tool_calls] == [c.id for c in second.tool_calls]
     assert len({c.id for c in first.tool_calls}) == 2
-    assert first.tool_calls[0].id != get_format("hermes", tools=TOOLS).parse(out).tool_calls[0].id
+    assert not {c.id for c in first.tool_calls} & {c.id for c in second.tool_calls}  # a reused format: new ids
+    streams = [fmt.stream() for _ in range(2)]
+    for s in streams:
+        s.feed(out)
+        s.finish()
+    ids = [[c.id for c in s.message.tool_calls] for s in streams]
+    assert not set(ids[0]) & set(ids[1]) and not set(ids[0]) & {c.id for c in first.tool_calls}
+    # One stream and the parse of its output with the stream's salt agree.
+    assert [c.id for c in fmt.parse(out, salt=streams[0].salt).tool_calls] == ids[0]
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,10 @@ def test_lazy_grammar_accepts_the_calls_from_the_trigger_on(fmt: str, case: Any)
 
 @pytest.mark.parametrize(("fmt", "case"), CALL_CASES, ids=lambda x: x if isinstance(x, str) else "")
 def test_required_grammar_accepts_the_whole_output(fmt: str, case: Any) -> None:
-    g = get_format(fmt, tools=TOOLS, tool_choice="required", **case.options).grammar()
+    # "required" means the output is the call(s); content before them needs content_before_forced_calls.
+    text_first = bool((case.content or "").strip())
+    options = {"content_before_forced_calls": text_first, **case.options}
+    g = get_format(fmt, tools=TOOLS, tool_choice="required", **options).grammar()
     assert Grammar.from_gbnf(g.gbnf).matches(case.output)
 
 
@@ -128,9 +131,13 @@ def test_grammar_refuses_off_format_calls(fmt: str, bad: str) -> None:
 def test_named_tool_choice_allows_only_that_tool() -> None:
     g = Grammar.from_gbnf(get_format("hermes", tools=TOOLS, tool_choice="ping").grammar().gbnf)
     assert g.matches('<tool_call>{"name": "ping", "arguments": {}}</tool_call>')
-    assert g.matches('Some text first.<tool_call>{"name": "ping", "arguments": {}}</tool_call>')
+    assert not g.matches('Some text first.<tool_call>{"name": "ping", "arguments": {}}</tool_call>')
     assert not g.matches('<tool_call>{"name": "ping_all", "arguments": {"n": 1}}</tool_call>')
     assert not g.matches("No call at all.")
+    lenient = get_format("hermes", tools=TOOLS, tool_choice="ping", content_before_forced_calls=True).grammar()
+    assert Grammar.from_gbnf(lenient.gbnf).matches(
+        'Some text first.<tool_call>{"name": "ping", "arguments": {}}</tool_call>'
+    )
 
 
 def test_reasoning_is_allowed_before_a_forced_call() -> None:
@@ -139,10 +146,16 @@ def test_reasoning_is_allowed_before_a_forced_call() -> None:
     call = "<tool_call>\n<function=ping>\n</function>\n</tool_call>"
     assert g.matches("<think>\nfirst, think\n</think>\n\n" + call)
     assert fmt.parse("<think>\nfirst, think\n</think>\n\n" + call).reasoning_content == "\nfirst, think\n"
-    # An unclosed block cannot hold the call: the grammar reads it as content before the call, as the parser does.
+    # An unclosed block cannot hold the call, and no content may come first: refused by the grammar; the parser
+    # reads the unclosed block as reasoning to the end (nothing is lost, no call is made).
     unclosed = "<think>\nunclosed " + call
-    assert g.matches(unclosed)
+    assert not g.matches(unclosed)
     message = fmt.parse(unclosed)
+    assert (message.reasoning_content, message.content, message.tool_calls) == (unclosed[7:], None, [])
+    # With content allowed first, the grammar reads it as content before the call, as the parser does.
+    lenient = get_format("qwen3-coder", tools=TOOLS, tool_choice="required", content_before_forced_calls=True)
+    assert Grammar.from_gbnf(lenient.grammar().gbnf).matches(unclosed)
+    message = lenient.parse(unclosed)
     assert (message.content, [c.function.name for c in message.tool_calls]) == ("<think>\nunclosed ", ["ping"])
 
 

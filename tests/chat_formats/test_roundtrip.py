@@ -126,12 +126,12 @@ def test_grammar_samples_parse_into_valid_calls(name: str, vocab: Vocabulary, bi
     fmt = get_format(name, tools=TOOLS)
     for seed in SEEDS:
         output = sample(fmt, vocab, bias, seed)
-        message = fmt.parse(output)
+        streamed = fmt.stream()
+        message = fmt.parse(output, salt=streamed.salt)
         assert message.warnings == [], (output, message.warnings)
         assert message.tool_calls, output
         for call in message.tool_calls:
             jsonschema.validate(call.function.parsed_arguments(), SCHEMAS[call.function.name])
-        streamed = fmt.stream()
         for i in range(0, len(output), 7):
             streamed.feed(output[i : i + 7])
         streamed.finish()

@@ -58,8 +58,8 @@ def _as_dict(m: ChatMessage) -> dict[str, Any]:
 
 
 def _check(fmt: ChatFormat, text: str, pieces: list[str]) -> None:
-    expected = fmt.parse(text)
     stream = fmt.stream()
+    expected = fmt.parse(text, salt=stream.salt)
     deltas: list[ChatDelta] = []
     for piece in pieces:
         deltas += stream.feed(piece)
@@ -120,7 +120,8 @@ def test_marker_prefix_is_held_back_not_retracted() -> None:
     [
         ("Hi<tool_call>\n<oops>\n</tool_call> and more", "Hi<tool_call>\n<oops>\n</tool_call> and more", []),
         # The call was published (its name was complete) before the output went wrong: it stays, incomplete.
-        ("Hi<tool_call>\n<function=get_weather>\n<oops>\n</tool_call>!", "Hi<oops>\n</tool_call>!", ["get_weather"]),
+        # Everything after its name is returned as content (nothing of the output is dropped).
+        ("Hi<tool_call>\n<function=get_weather>\n<oops>\n</tool_call>!", "Hi\n<oops>\n</tool_call>!", ["get_weather"]),
     ],
 )
 def test_malformed_output_streams_as_content_without_raising(out: str, content: str, calls: list[str]) -> None:
@@ -129,7 +130,7 @@ def test_malformed_output_streams_as_content_without_raising(out: str, content: 
     for ch in out:
         stream.feed(ch)
     stream.finish()
-    parsed = fmt.parse(out)
+    parsed = fmt.parse(out, salt=stream.salt)
     assert _as_dict(stream.message) == _as_dict(parsed)
     assert parsed.content == content and [c.function.name for c in parsed.tool_calls] == calls
     assert any("does not fit" in w for w in parsed.warnings)

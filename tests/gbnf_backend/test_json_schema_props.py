@@ -108,3 +108,170 @@ def test_grammar_agrees_with_jsonschema(schema: dict[str, Any], values: list[Any
         elif json.dumps(order_like_schema(schema, value)) == json.dumps(value) or not isinstance(value, dict):
             # Key order may still differ in nested objects reached through several property maps.
             assert accepted, (schema, text)
+
+
+# --- every keyword the converter compiles: never wider than jsonschema --------------------------------------
+
+_wide_keys = st.sampled_from(["a", "b", "x-1", "x-", "ab", "é", "", "A"])
+_wide_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-40, max_value=40),
+    st.sampled_from([0.5, -2.25, 1.0, -3.0, 1e-06, -1e-06, 2.5e20, 1e16, 12.5, 0.001]),
+    st.text(alphabet='ab1-@."\\é\n/~:x', max_size=6),
+    st.sampled_from(["2024-02-29", "a@b.org", "x.example", "/a~0b", "0#", "{x}", "//h/p", "a--b"]),
+)
+_wide_values = st.recursive(
+    _wide_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_wide_keys, inner, max_size=3)),
+    max_leaves=6,
+)
+_patterns = st.sampled_from(
+    ["^a", "b$", "^x-", "a|é", "^[ab]*$", "^(ab?){1,3}$", "^\\d+$", "[.]", "^.{2}$", "^((a?){0,3}){0,3}$", "~"]
+)
+
+
+def _wide_leaves() -> st.SearchStrategy[dict[str, Any]]:
+    bound = st.one_of(st.none(), st.sampled_from([-2.5, -1, 0, 1e-06, 0.5, 3, 40, 1e16]))
+    number = st.builds(
+        lambda t, lo, hi, ex: {
+            "type": t,
+            **({} if lo is None else {"exclusiveMinimum" if ex else "minimum": lo}),
+            **({} if hi is None else {"maximum": hi}),
+        },
+        st.sampled_from(["number", "integer"]),
+        bound,
+        bound,
+        st.booleans(),
+    )
+    multiple = st.builds(
+        lambda k, lo, hi: {
+            "type": "integer",
+            "multipleOf": k,
+            **({} if lo is None else {"minimum": lo}),
+            "maximum": hi,
+        },
+        st.integers(1, 12),
+        st.one_of(st.none(), st.integers(-30, 10)),
+        st.integers(-5, 60),
+    )
+    string = st.builds(
+        lambda lo, span, p: {
+            "type": "string",
+            "minLength": lo,
+            "maxLength": lo + span,
+            **({} if p is None else {"pattern": p}),
+        },
+        st.integers(0, 3),
+        st.integers(0, 4),
+        st.one_of(st.none(), _patterns),
+    )
+    fmt = st.builds(
+        lambda f: {"type": "string", "format": f},
+        st.sampled_from(
+            ["date", "email", "hostname", "uri-reference", "json-pointer", "relative-json-pointer", "uuid"]
+        ),
+    )
+    enum = st.builds(lambda vs: {"enum": vs}, st.lists(_wide_scalars, min_size=1, max_size=3))
+    const = st.builds(lambda v: {"const": v}, _wide_values)
+    bare = st.sampled_from(
+        [{}, True, False, {"type": "null"}, {"minLength": 1}, {"maximum": 0}, {"type": ["string", "integer"]}]
+    )
+    return st.one_of(number, multiple, string, fmt, enum, const, bare)
+
+
+def _objects(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    def build(props: dict[str, Any], req: set[str], pats: dict[str, Any], extra: Any, names: Any, counts: Any) -> Any:
+        schema: dict[str, Any] = {"type": "object", "properties": props, "required": sorted(req & props.keys())}
+        if pats:
+            schema["patternProperties"] = pats
+        if extra is not None:
+            schema["additionalProperties"] = extra
+        if names is not None:
+            schema["propertyNames"] = names
+        if counts is not None:
+            schema["minProperties"], schema["maxProperties"] = counts
+        return schema
+
+    return st.builds(
+        build,
+        st.dictionaries(_wide_keys, inner, max_size=3),
+        st.sets(_wide_keys),
+        st.dictionaries(_patterns, inner, max_size=2),
+        st.one_of(st.none(), st.booleans(), inner),
+        st.one_of(
+            st.none(),
+            st.builds(lambda p: {"pattern": p}, _patterns),
+            st.just({"maxLength": 1}),
+            st.just({"enum": ["a", "b"]}),
+        ),
+        st.one_of(st.none(), st.sampled_from([(0, 1), (1, 2), (2, 3)])),
+    )
+
+
+_wide_schemas = st.recursive(
+    _wide_leaves(),
+    lambda inner: st.one_of(
+        st.builds(
+            lambda prefix, items, lo: {
+                "type": "array",
+                "prefixItems": prefix,
+                "items": items,
+                "minItems": lo,
+                "maxItems": lo + 2,
+            },
+            st.lists(inner, max_size=2),
+            inner,
+            st.integers(0, 2),
+        ),
+        _objects(inner),
+        st.builds(lambda xs: {"anyOf": xs}, st.lists(inner, min_size=1, max_size=2)),
+        st.builds(lambda xs: {"allOf": xs}, st.lists(inner, min_size=1, max_size=2)),
+        st.builds(lambda xs: {"oneOf": xs}, st.lists(inner, min_size=1, max_size=3)),
+        st.builds(
+            lambda x, u: {"allOf": [x], "unevaluatedProperties": u},
+            inner,
+            st.sampled_from([False, {"type": "integer"}]),
+        ),
+        st.builds(
+            lambda x, u: {"allOf": [x], "unevaluatedItems": u}, inner, st.sampled_from([False, {"type": "string"}])
+        ),
+        st.builds(lambda x: {"not": x}, inner),
+        st.builds(lambda c, t, e: {"if": c, "then": t, "else": e}, inner, inner, inner),
+        st.builds(lambda k, d: {"dependentRequired": {k: d}}, _wide_keys, st.lists(_wide_keys, max_size=2)),
+        st.builds(lambda k, x: {"dependentSchemas": {k: x}}, _wide_keys, inner),
+        st.builds(lambda c, m: {"type": "array", "contains": c, "minContains": m}, inner, st.integers(0, 2)),
+    ),
+    max_leaves=5,
+)
+
+
+def check_never_wider(schema: Any, values: list[Any]) -> tuple[bool, int]:
+    """Convert ``schema`` (strict); assert no invalid value is accepted. Returns (compiled, values accepted)."""
+    from hypothesis import event
+
+    try:
+        result = convert_json_schema(schema)
+    except SchemaError as exc:
+        event(f"refused: {exc.reason[:40]}")
+        return False, 0
+    event("compiled")
+    grammar = Grammar.from_gbnf(result.to_gbnf())
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+    accepted = 0
+    for value in values:
+        for text in {
+            json.dumps(value),
+            json.dumps(order_like_schema(schema, value)),
+            json.dumps(value, ensure_ascii=False),
+        }:
+            if grammar.matches(text):
+                accepted += 1
+                assert validator.is_valid(json.loads(text)), (schema, text)
+    return True, accepted
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=_wide_schemas, values=st.lists(_wide_values, min_size=1, max_size=8))
+def test_grammar_never_wider_than_jsonschema(schema: Any, values: list[Any]) -> None:
+    check_never_wider(schema, values)

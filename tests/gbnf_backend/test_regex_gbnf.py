@@ -41,7 +41,7 @@ ALPHABET = "abcdxyABfghijklz.-^$[](){}|*+?019 \t\n]"
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(alphabet=ALPHABET, max_size=8))
 def test_search_semantics_match_python(pattern: str, text: str) -> None:
-    grammar = Grammar.from_gbnf(regex_to_gbnf(pattern))
+    grammar = Grammar.from_gbnf(regex_to_gbnf(pattern, anchored=False))
     if pattern == "[]":  # ECMA: the empty class matches nothing (Python refuses the pattern)
         assert not grammar.matches(text)
         return
@@ -53,11 +53,11 @@ def test_search_semantics_match_python(pattern: str, text: str) -> None:
     assert grammar.matches(text) == expected, (pattern, text)
 
 
-def test_anchored_mode_is_full_match() -> None:
-    grammar = Grammar.from_gbnf(regex_to_gbnf("a+", anchored=True))
+def test_full_match_by_default_and_search_when_unanchored() -> None:
+    grammar = Grammar.from_gbnf(regex_to_gbnf("a+"))
     assert grammar.matches("aaa") and not grammar.matches("baa")
-    unanchored = Grammar.from_gbnf(regex_to_gbnf("a+"))
-    assert unanchored.matches("baa")
+    unanchored = Grammar.from_gbnf(regex_to_gbnf("a+", anchored=False))
+    assert unanchored.matches("baa") and not unanchored.matches("bbb")
 
 
 def test_dot_excludes_line_terminators() -> None:

@@ -8,7 +8,6 @@ import sys
 import pytest
 
 import peg
-from gbnf_backend.errors import GrammarError, ParseError
 from peg import (
     Status,
     any_char,
@@ -35,6 +34,7 @@ from peg import (
     until_one_of,
     zero_or_more,
 )
+from peg.errors import GrammarError, ParseError
 
 S, F, M = Status.SUCCESS, Status.FAIL, Status.NEED_MORE_INPUT
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json as pyjson
-import time
 
 import pytest
 
@@ -97,10 +96,10 @@ def test_malformed_documents_raise_grammar_error(doc: str) -> None:
         from_json(doc)
 
 
-def test_deserialising_a_format_is_cheap() -> None:
-    text = to_json(json_call_format([f"tool_{i}" for i in range(50)]))
-    t0 = time.perf_counter()
-    for _ in range(20):
-        from_json(text)
-    per_load = (time.perf_counter() - t0) / 20
-    print(f"from_json of a 50-tool format: {per_load * 1e3:.2f} ms")  # informative; no timing assertion
+def test_a_fifty_tool_format_survives_the_round_trip_unchanged() -> None:
+    fmt = json_call_format([f"tool_{i}" for i in range(50)])
+    text = to_json(fmt)
+    back = from_json(text)
+    assert repr(back) == repr(fmt) and to_json(back) == text
+    call = '<tool_call>{"name": "tool_7", "arguments": {"x": [1, 2]}}</tool_call>'
+    assert back.parse(call).status is fmt.parse(call).status

@@ -9,6 +9,7 @@ import pytest
 
 import peg
 from peg import Status, chars, end, json, literal, optional, tag, until, zero_or_more
+from peg.errors import PegchatError, StreamClosedError
 
 from .peg_support import json_call_format, xml_call_format
 
@@ -94,8 +95,10 @@ def test_a_result_that_never_looked_at_the_end_is_final() -> None:
     s = literal("ab").stream()
     assert s.feed("ab").status is S
     assert s.feed("cd").end == 2
-    with pytest.raises(RuntimeError):
-        (s.finish(), s.feed("x"))
+    s.finish()
+    with pytest.raises(StreamClosedError) as closed:
+        s.feed("x")
+    assert isinstance(closed.value, PegchatError) and isinstance(closed.value, RuntimeError)
 
 
 def test_stream_exposes_text_and_last_result() -> None:

@@ -1,5 +1,6 @@
-"""Behaviour asked for by the chat layer and the peg gaps list: failure nodes, growing ``chars`` runs, dropped
-look-ahead warnings, bounded ``space``, and the until/closer split across a rule boundary."""
+"""Edges of partial parsing and of the emitted grammar: the nodes a failure keeps, growing ``chars`` runs at the end
+of partial input, dropped look-ahead warnings, bounded ``space``, and an ``until`` whose closer lies outside its
+rule."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ engine for now).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +46,9 @@ class NativeGrammarMatcher(GrammarMatcher):
     ) -> None:
         # The Python side resolves the grammar (compiling it through the vocabulary's compiler when needed) and
         # keeps the Python engine for what the core does not do yet (lazy triggers).
-        GrammarMatcher.__init__(self, grammar, vocab, triggers=triggers, max_rollback_tokens=max_rollback_tokens)
+        GrammarMatcher.__init__(
+            self, grammar, cast("Vocabulary", vocab), triggers=triggers, max_rollback_tokens=max_rollback_tokens
+        )
         core = load_core()
         if core is None:
             raise RuntimeError("the compiled core is not available (see gbnf_backend.engine_name())")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from gbnf_backend import Grammar
+from gbnf_backend import Grammar, default_compiler
 from gbnf_backend.matcher import GrammarMatcher
 from gbnf_backend.vocab import Vocabulary
 from peg import ParseResult, Status
@@ -273,10 +273,11 @@ class ChatFormat:
         return self.grammar().accepts(text)
 
     def matcher(self, vocab: Vocabulary) -> GrammarMatcher:
-        """A :class:`~gbnf_backend.matcher.GrammarMatcher` for :meth:`grammar` over ``vocab`` (lazy, with the
-        triggers, for tools with ``tool_choice="auto"``). Cost: the matcher's per-grammar preprocessing."""
-        g = self.grammar()
-        return GrammarMatcher(g.gbnf, vocab, triggers=g.triggers if g.lazy else None)
+        """A :class:`~gbnf_backend.GrammarMatcher` for :meth:`grammar` over ``vocab`` (lazy, with the triggers,
+        for tools with ``tool_choice="auto"``; the format's special marker tokens match as their text). Compiled
+        through the vocabulary's :func:`~gbnf_backend.default_compiler`: a second call with the same tools reuses
+        the compiled grammar and its cached masks."""
+        return GrammarMatcher(default_compiler(vocab).compile_format(self))
 
     def finish_reason(self, has_calls: bool, *, length: bool) -> Literal["stop", "length", "tool_calls"]:
         """``length`` if the budget cut the output, else ``tool_calls`` when calls were made (``stop`` for a

@@ -11,7 +11,17 @@ from .bitmask import (
     fill_next_token_bitmasks,
     sample_with_grammar,
 )
-from .errors import GrammarError, MatchLimitError, PegchatError, SchemaError
+from .compiler import CompiledGrammar, GrammarCompiler, default_compiler
+from .errors import (
+    ArgumentTypeError,
+    GrammarError,
+    MatcherError,
+    MatchLimitError,
+    PegchatError,
+    SamplingError,
+    SchemaError,
+    TriggerError,
+)
 from .grammar import Grammar
 from .json_schema import SchemaGrammar, SchemaWeakeningWarning, convert_json_schema, json_schema_to_gbnf
 from .matcher import GrammarMatcher, compile_grammar
@@ -21,17 +31,23 @@ from .vocab import Vocabulary, VocabularyError
 
 __all__ = [
     "NPDA",
+    "ArgumentTypeError",
+    "CompiledGrammar",
     "Grammar",
+    "GrammarCompiler",
     "GrammarError",
     "GrammarMatcher",
     "MatchLimitError",
+    "MatcherError",
     "NextChars",
     "PegchatError",
     "RegexError",
+    "SamplingError",
     "SchemaError",
     "SchemaGrammar",
     "SchemaWeakeningWarning",
     "Trigger",
+    "TriggerError",
     "Vocabulary",
     "VocabularyError",
     "allocate_token_bitmask",
@@ -39,6 +55,7 @@ __all__ = [
     "bitmask_to_bool",
     "compile_grammar",
     "convert_json_schema",
+    "default_compiler",
     "fill_next_token_bitmasks",
     "json_schema_to_gbnf",
     "regex_to_gbnf",

@@ -74,6 +74,12 @@ class ByteAutomaton:
         self.sparse_known: dict[int, tuple[tuple[int, ...], bool] | None] = {}
         self._sparse_flags = np.zeros(64, dtype=np.int8)  # per state: 0 not yet known, 1 sparse, -1 not
 
+    def memory_bytes(self) -> int:
+        """Return an estimate of the bytes held by the byte-level transition table and its indexes."""
+        per_entry = 100  # a dict slot plus a small key tuple, roughly
+        entries = len(self.keys) + len(self._index) + len(self._region_steps) + len(self.sparse_known)
+        return int(self.table.nbytes + self.built.nbytes + self._sparse_flags.nbytes) + per_entry * entries
+
     def state(self, npda_state: int, partial: Partial = None, popped: bool = False) -> int:
         """Return the id of a byte state (DEAD_ID/UNKNOWN_ID when the NPDA state is dead)."""
         if npda_state == DEAD:

@@ -116,6 +116,25 @@ class ParsedGrammar:
         raise KeyError(symbol_id)
 
 
+class _Frame:
+    """One rule or group being parsed: its elements so far and the state of its current alternative."""
+
+    __slots__ = ("elements", "last_start", "last_weight", "nested", "opened_at", "sequence_weight", "sid", "weight")
+
+    def __init__(self, sid: int, nested: bool, opened_at: int) -> None:
+        self.sid = sid
+        self.nested = nested
+        self.opened_at = opened_at
+        self.elements: list[Element] = []
+        self.weight = 1  # the largest repetition weight of its alternatives so far
+        self.start_sequence()
+
+    def start_sequence(self) -> None:
+        self.last_start = len(self.elements)
+        self.last_weight = 1
+        self.sequence_weight = 1
+
+
 class _Parser:
     """A scanner over the grammar text; methods return the new offset.
 
@@ -251,27 +270,53 @@ class _Parser:
         return self.skip_space(end, True)
 
     def parse_alternates(self, pos: int, rule_name: str, sid: int, nested: bool) -> tuple[int, int]:
-        """Parse ``seq ('|' seq)*`` into rule ``sid``; return (offset, repetition weight)."""
-        elements: list[Element] = []
-        pos, weight = self.parse_sequence(pos, rule_name, elements, nested)
-        while self.char_at(pos) == "|":
-            elements.append((_E.ALT, 0))
-            pos = self.skip_space(pos + 1, True)
-            pos, w = self.parse_sequence(pos, rule_name, elements, nested)
-            weight = max(weight, w)
-        elements.append((_E.END, 0))
-        self.add_rule(sid, elements)
-        return pos, weight
+        """Parse ``seq ('|' seq)*`` into rule ``sid``; return (offset, repetition weight).
 
-    def parse_sequence(self, pos: int, rule_name: str, elements: list[Element], nested: bool) -> tuple[int, int]:
-        """Parse one alternative, appending to ``elements``; return (offset, repetition weight)."""
+        Groups are parsed with an explicit stack of frames, not recursion: nesting depth is limited by memory only
+        (5,000 nested parentheses are fine).
+        """
+        frames = [_Frame(sid, nested, pos)]
+        while True:
+            frame = frames[-1]
+            pos, group_at = self.parse_sequence(pos, rule_name, frame)
+            if group_at is not None:  # an opening parenthesis: parse the group's alternatives first
+                sub = self.generate_symbol(rule_name, group_at)
+                frames.append(_Frame(sub, True, group_at))
+                pos = self.skip_space(group_at + 1, True)
+                continue
+            frame.weight = max(frame.weight, frame.sequence_weight)
+            if self.char_at(pos) == "|":
+                frame.elements.append((_E.ALT, 0))
+                frame.start_sequence()
+                pos = self.skip_space(pos + 1, True)
+                continue
+            frame.elements.append((_E.END, 0))
+            self.add_rule(frame.sid, frame.elements)
+            frames.pop()
+            if not frames:
+                return pos, frame.weight
+            if self.char_at(pos) != ")":
+                raise self.fail("unbalanced '(': expecting ')'", frame.opened_at, rule_name)
+            self.out.weights[frame.sid] = frame.weight
+            parent = frames[-1]
+            parent.last_start = len(parent.elements)
+            parent.elements.append((_E.RULE_REF, frame.sid))
+            parent.last_weight = frame.weight
+            parent.sequence_weight = max(parent.sequence_weight, frame.weight)
+            pos = self.skip_space(pos + 1, parent.nested)
+
+    def parse_sequence(self, pos: int, rule_name: str, frame: _Frame) -> tuple[int, int | None]:
+        """Parse (the rest of) one alternative into ``frame``; return ``(offset, None)`` at its end, or
+        ``(offset, offset of '(')`` when a group opens (the caller parses it, then calls again)."""
         text = self.text
         ids = self.out.symbol_ids
+        nested = frame.nested
+        elements = frame.elements
         ref_item = _REF_ITEM_NL if nested else _REF_ITEM
         literal_item = _LITERAL_ITEM_NL if nested else _LITERAL_ITEM
-        last_start = len(elements)  # start of the last item, the operand of a following repetition
-        last_weight = 1  # repetition weight of the last item
-        weight = 1
+        last_start = frame.last_start  # start of the last item, the operand of a following repetition
+        last_weight = frame.last_weight  # repetition weight of the last item
+        weight = frame.sequence_weight
         while pos < self.n:
             c = text[pos]
             if c in _NAME_CHARS:
@@ -356,17 +401,8 @@ class _Parser:
                 last_weight = 1
                 pos = self.skip_space(pos + 2, nested)
             elif c == "(":
-                start = pos
-                pos = self.skip_space(pos + 1, True)
-                sub = self.generate_symbol(rule_name, start)
-                pos, group_weight = self.parse_alternates(pos, rule_name, sub, nested=True)
-                self.out.weights[sub] = group_weight
-                last_start = len(elements)
-                elements.append((_E.RULE_REF, sub))
-                last_weight = group_weight
-                if self.char_at(pos) != ")":
-                    raise self.fail("unbalanced '(': expecting ')'", start, rule_name)
-                pos = self.skip_space(pos + 1, nested)
+                frame.last_start, frame.last_weight, frame.sequence_weight = last_start, last_weight, weight
+                return pos, pos
             elif c == ".":
                 last_start = len(elements)
                 elements.append((_E.CHAR_ANY, 0))
@@ -403,7 +439,8 @@ class _Parser:
                 break
             if last_weight > weight:
                 weight = last_weight
-        return pos, weight
+        frame.last_start, frame.last_weight, frame.sequence_weight = last_start, last_weight, weight
+        return pos, None
 
     def repeat(
         self,

@@ -22,6 +22,8 @@ link as long as more repetitions remain than any token is long, so such a gramma
 
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +77,8 @@ class MaskEngine:
     ) -> None:
         self.grammar = grammar
         self.vocab = vocab
+        #: Guards every cache below (and the automaton's): matchers of one compiled grammar may run in many threads.
+        self.lock = threading.RLock()
         self.index = index if index is not None else VocabIndex(vocab)
         # The engine's automaton is the grammar's rules plus one synthetic loop per repeated unit (appended, so
         # every grammar position keeps its number); the matcher steps with this automaton.
@@ -473,6 +477,13 @@ class MaskEngine:
         return states
 
     # ---- masks for real states ---------------------------------------------------------------------------------
+    def memory_bytes(self) -> int:
+        """Return an estimate of the bytes held by the automaton and the mask caches; O(cached entries)."""
+        total = self.npda.memory_bytes() + sys.getsizeof(self._keys) + sys.getsizeof(self._state_masks)
+        total += sum(int(words.nbytes) for words in self._state_masks.values())
+        total += sum(int(r.accepted.nbytes) + int(r.unknown.nbytes) for r in self._keys.values())
+        return total + self.bytes.memory_bytes()
+
     def mask(self, npda_state: int, partial: Partial = None) -> Words:
         """Return the packed mask of tokens allowed in ``(npda_state, partial)`` (cached; do not modify)."""
         npda_state = self.canonical_state(npda_state)

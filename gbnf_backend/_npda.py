@@ -11,12 +11,14 @@ Representation, chosen so that both character matching and the token-mask precom
 * **States.** A state is the set of live stacks whose tops are terminals (a character class or a token
   reference), plus possibly :data:`EMPTY`/:data:`SENTINEL`. States are interned to ``int`` ids; transitions are
   cached per ``(state, code point)``.
-* **Closure.** Advancing past rule references is precomputed per position (:meth:`NPDA.expand`): the push
-  sequences that reach a terminal and whether the rest of the alternative can be empty. Like llama.cpp, a rule
-  reference in tail position pushes no return address, so right recursion (``x-star ::= x x-star |``) runs in
-  constant stack depth.
+* **Closure.** After a terminal consumes input, calls and returns are followed by a work list over
+  ``(position, parent)`` items, each visited once per step (:meth:`NPDA.advance`), so nested rules that end in the
+  same rule are explored once. Like llama.cpp, a rule reference in tail position pushes no return address, so
+  right recursion (``x-star ::= x x-star |``) runs in constant stack depth; a left-nested chain of n rules makes a
+  stack of n shared nodes (memory linear in the grammar).
 
-The number of live stacks is capped (:data:`MAX_STACKS`); exceeding it raises :class:`MatchLimitError`.
+The number of live stacks is capped (:data:`MAX_STACKS`), and so is the work of one step
+(``WORK_FACTOR × MAX_STACKS`` items); both are checked as the work proceeds and raise :class:`MatchLimitError`.
 """
 
 from __future__ import annotations
@@ -37,10 +39,12 @@ from ._elements import (
 )
 from .errors import MatchLimitError
 
-__all__ = ["DEAD", "EMPTY", "MAX_STACKS", "NPDA", "SENTINEL", "NextChars"]
+__all__ = ["DEAD", "EMPTY", "MAX_STACKS", "NPDA", "SENTINEL", "WORK_FACTOR", "NextChars"]
 
 #: Largest number of simultaneous stacks in one state before matching gives up with MatchLimitError.
 MAX_STACKS = 20_000
+#: One step may visit at most this many times ``max_stacks`` stacks (summed over the closures it unites).
+WORK_FACTOR = 16
 DEAD = -1
 EMPTY = 0
 SENTINEL = 1
@@ -137,7 +141,6 @@ class NPDA:
         self.node_position: list[int] = [-1, -1]
         self.node_parent: list[int] = [-1, -1]
         self._node_index: dict[tuple[int, int], int] = {}
-        self._expansions: dict[int, tuple[tuple[tuple[int, ...], ...], bool]] = {}
         self._closures: dict[int, tuple[int, ...]] = {}
         # States.
         self.state_stacks: list[tuple[int, ...]] = []
@@ -145,11 +148,7 @@ class NPDA:
         self._char_steps: list[dict[int, int]] = []
         self._next_chars: dict[int, NextChars] = {}
         self._ascii_unions: dict[int, int] = {}
-        root_stacks: dict[int, None] = {}
-        for start in self.alt_starts[root]:
-            for stack in self.closure(self.push(start, EMPTY)):
-                root_stacks[stack] = None
-        self.initial = self.intern_state(root_stacks)
+        self.initial = self.advance((start, EMPTY) for start in self.alt_starts[root])
 
     def _add_class(self, position: int, end: int, negated: bool, ranges: tuple[tuple[int, int], ...]) -> None:
         self.next_position[position] = end
@@ -165,6 +164,15 @@ class NPDA:
         if negated and self.kind[position] not in _TOKEN_KINDS:
             bits ^= (1 << 128) - 1
         self.ascii_bits[position] = bits
+
+    def memory_bytes(self) -> int:
+        """Return an estimate of the bytes held by the stack graph, the states and their caches (O(states))."""
+        per_slot = 80  # one list or dict slot with its small int/tuple payload, roughly
+        stacks = sum(len(stacks) for stacks in self.state_stacks)
+        steps = sum(len(row) for row in self._char_steps)
+        nodes = len(self.node_position)
+        closures = sum(len(c) for c in self._closures.values())
+        return per_slot * (3 * nodes + 2 * stacks + steps + closures + len(self.kind))
 
     # ---- stacks -------------------------------------------------------------------------------------------------
     def push(self, position: int, parent: int) -> int:
@@ -186,123 +194,90 @@ class NPDA:
             node = self.node_parent[node]
         return out
 
-    def expand(self, position: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
-        """Return ``(push sequences, nullable)`` for the rest of an alternative starting at ``position``.
-
-        Each push sequence lists, bottom first, the return positions to push and finally the terminal position
-        that becomes the top. ``nullable`` says whether the rest can match nothing (then the caller pops).
-        Memoised. The positions it depends on are collected with an explicit work list (no Python recursion)
-        and evaluated in post-order; a cycle of tail references through rules that can be empty (``( [x]* )*``)
-        is resolved by iterating to a fixed point, which terminates because such cycles push nothing (cycles that
-        push are left recursion, refused when the grammar is built).
-        """
-        known = self._expansions
-        found = known.get(position)
-        if found is not None:
-            return found
-        order, cyclic = self._dependency_order(position)
-        current: dict[int, tuple[tuple[int, ...], ...]] = {q: () for q in order}
-        while True:
-            changed = False
-            for q in order:
-                sequences = self._evaluate(q, current)
-                if len(sequences) > self.max_stacks:
-                    raise MatchLimitError(self.max_stacks)
-                if sequences != current[q]:
-                    current[q] = sequences
-                    changed = True
-            if not (cyclic and changed):
-                break
-        for q in order:
-            known[q] = (current[q], self.nullable_from[q])
-        return known[position]
-
-    def _dependencies(self, q: int) -> list[int]:
-        if self.kind[q] != _E.RULE_REF:
-            return []
-        rule = self.value[q]
-        deps = list(self.alt_starts[rule])
-        if self.rule_nullable[rule]:
-            deps.append(q + 1)
-        return deps
-
-    def _dependency_order(self, position: int) -> tuple[list[int], bool]:
-        """Return the not-yet-known positions ``position`` depends on, in post-order, and whether any cycle."""
-        known = self._expansions
-        order: list[int] = []
-        state: dict[int, int] = {position: 1}  # 1 = on the DFS path, 2 = finished
-        work = [(position, iter(self._dependencies(position)))]
-        cyclic = False
-        while work:
-            q, deps = work[-1]
-            for d in deps:
-                if d in known:
-                    continue
-                seen = state.get(d)
-                if seen is None:
-                    state[d] = 1
-                    work.append((d, iter(self._dependencies(d))))
-                    break
-                if seen == 1:
-                    cyclic = True
-            else:
-                work.pop()
-                state[q] = 2
-                order.append(q)
-        return order, cyclic
-
-    def _evaluate(self, q: int, current: dict[int, tuple[tuple[int, ...], ...]]) -> tuple[tuple[int, ...], ...]:
-        kind = self.kind[q]
-        if kind in _END_KINDS:
-            return ()
-        if kind != _E.RULE_REF:
-            return ((q,),)
-        known = self._expansions
-
-        def sequences_of(d: int) -> tuple[tuple[int, ...], ...]:
-            found = known.get(d)
-            return found[0] if found is not None else current[d]
-
-        rule = self.value[q]
-        after = q + 1
-        tail = self.kind[after] in _END_KINDS
-        sequences: dict[tuple[int, ...], None] = {}
-        for a in self.alt_starts[rule]:
-            for seq in sequences_of(a):
-                sequences[seq if tail else (after, *seq)] = None
-        if self.rule_nullable[rule]:
-            for seq in sequences_of(after):
-                sequences[seq] = None
-        return tuple(sequences)
-
     def closure(self, node: int) -> tuple[int, ...]:
         """Return the terminal-topped stacks reached from stack ``node`` (whose top may be any position).
 
         May contain :data:`EMPTY` (the grammar can finish) or :data:`SENTINEL` (the unknown context below was
-        reached). Cached per node.
+        reached). Cached per node; raises :class:`MatchLimitError` like :meth:`advance`.
         """
         cached = self._closures.get(node)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = tuple(self._explore([(self.node_position[node], self.node_parent[node])]))
+            self._closures[node] = cached
+        return cached
+
+    def advance(self, moves: Iterable[tuple[int, int]]) -> int:
+        """Return the state reached from the stacks ``push(position, parent)`` for each ``(position, parent)``.
+
+        Moves whose closure is cached (or the only move not cached) use the per-node closure cache; the others are
+        explored together, so items they share are visited once. Raises :class:`MatchLimitError` while the work
+        proceeds (see :meth:`_explore`), so one step's work is bounded whatever the grammar.
+        """
+        push, cached = self.push, self._closures
         out: dict[int, None] = {}
-        position, parent = self.node_position[node], self.node_parent[node]
-        push = self.push
-        while True:
-            sequences, nullable = self.expand(position)
-            for seq in sequences:
-                top = parent
-                for q in seq:
-                    top = push(q, top)
-                out[top] = None
-            if not nullable:
-                break
-            if parent <= SENTINEL:
-                out[parent] = None
-                break
-            position, parent = self.node_position[parent], self.node_parent[parent]
-        result = tuple(out)
-        self._closures[node] = result
-        return result
+        fresh: list[tuple[int, int]] = []
+        limit = self.max_stacks
+        budget = limit * WORK_FACTOR
+        for position, parent in moves:
+            node = push(position, parent)
+            found = cached.get(node)
+            if found is None:
+                fresh.append((position, parent))
+                continue
+            budget -= len(found)
+            if budget < 0:
+                raise MatchLimitError(limit)
+            out.update(dict.fromkeys(found))
+        if len(fresh) == 1:
+            out.update(dict.fromkeys(self.closure(push(*fresh[0]))))
+        elif fresh:
+            out.update(self._explore(fresh))
+        if len(out) > limit:
+            raise MatchLimitError(limit)
+        return self.intern_state(out)
+
+    def _explore(self, moves: Iterable[tuple[int, int]]) -> dict[int, None]:
+        """Return the terminal-topped stacks (plus EMPTY/SENTINEL) reached from ``moves`` by calls and returns.
+
+        A work list over ``(position, parent)`` items, each visited once per call: a rule reference pushes its
+        return position (none in tail position, so right recursion runs in constant depth) and continues at each
+        alternative; the end of an alternative pops. Items shared by many moves (nested rules all ending in the
+        same rule) are explored once, so a step costs the number of distinct items, not the sum of the moves'
+        closures. More than ``WORK_FACTOR × max_stacks`` items or ``max_stacks`` stacks raise
+        :class:`MatchLimitError` at once. Left recursion was refused when the grammar was built; cycles through
+        rules that can be empty stop at visited items.
+        """
+        out: dict[int, None] = {}
+        seen: set[tuple[int, int]] = set()
+        limit = self.max_stacks
+        budget = limit * WORK_FACTOR
+        kinds, values, alt_starts = self.kind, self.value, self.alt_starts
+        node_position, node_parent, push = self.node_position, self.node_parent, self.push
+        end_kinds, rule_ref = _END_KINDS, int(_E.RULE_REF)
+        work = list(moves)
+        while work:
+            item = work.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            if len(seen) > budget:
+                raise MatchLimitError(limit)
+            position, parent = item
+            kind = kinds[position]
+            if kind in end_kinds:
+                if parent <= SENTINEL:
+                    out[parent] = None
+                else:
+                    work.append((node_position[parent], node_parent[parent]))
+            elif kind != rule_ref:
+                out[push(position, parent)] = None
+                if len(out) > limit:
+                    raise MatchLimitError(limit)
+            else:
+                after = position + 1
+                callee_parent = parent if kinds[after] in end_kinds else push(after, parent)
+                work.extend([(start, callee_parent) for start in alt_starts[values[position]]])
+        return out
 
     # ---- states -------------------------------------------------------------------------------------------------
     def intern_state(self, stacks: Iterable[int]) -> int:
@@ -337,16 +312,13 @@ class NPDA:
         found = steps.get(code_point)
         if found is not None:
             return found
-        out: dict[int, None] = {}
-        node_position, node_parent = self.node_position, self.node_parent
-        for stack in self.state_stacks[state]:
-            if stack <= SENTINEL:
-                continue
-            position = node_position[stack]
-            if self.char_matches(position, code_point):
-                for reached in self.closure(self.push(self.next_position[position], node_parent[stack])):
-                    out[reached] = None
-        result = self.intern_state(out)
+        node_position, node_parent, next_position = self.node_position, self.node_parent, self.next_position
+        matches = self.char_matches
+        result = self.advance(
+            (next_position[node_position[stack]], node_parent[stack])
+            for stack in self.state_stacks[state]
+            if stack > SENTINEL and matches(node_position[stack], code_point)
+        )
         steps[code_point] = result
         return result
 
@@ -385,17 +357,15 @@ class NPDA:
         steps = self._char_steps[state]
         node_parent = self.node_parent
         for signature, members in groups.items():
-            out: dict[int, None] = {}
+            moves: list[tuple[int, int]] = []
             i = 0
             while signature:
                 if signature & 1:
                     stack = stacks[i]
-                    position = self.node_position[stack]
-                    for reached in self.closure(self.push(self.next_position[position], node_parent[stack])):
-                        out[reached] = None
+                    moves.append((self.next_position[self.node_position[stack]], node_parent[stack]))
                 signature >>= 1
                 i += 1
-            result = self.intern_state(out)
+            result = self.advance(moves)
             for byte in members:
                 row[byte] = result
                 steps[byte] = result
@@ -411,7 +381,7 @@ class NPDA:
 
     def step_token_reference(self, state: int, token_id: int) -> int:
         """Return the state after stacks topped by ``<[token_id]>`` or ``!<[other]>`` consume one token."""
-        out: dict[int, None] = {}
+        moves: list[tuple[int, int]] = []
         for stack in self.state_stacks[state]:
             if stack <= SENTINEL:
                 continue
@@ -420,9 +390,8 @@ class NPDA:
             if (kind == _E.TOKEN and self.value[position] == token_id) or (
                 kind == _E.TOKEN_NOT and self.value[position] != token_id
             ):
-                for reached in self.closure(self.push(position + 1, self.node_parent[stack])):
-                    out[reached] = None
-        return self.intern_state(out)
+                moves.append((position + 1, self.node_parent[stack]))
+        return self.advance(moves)
 
     def union(self, first: int, second: int) -> int:
         """Return the state whose stacks are those of both states (either may be :data:`DEAD`)."""

@@ -17,6 +17,7 @@ are their content in UTF-8. The model's unknown token is special too.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import Any
 from ._vocab_files import EOG_TEXTS, RawVocab, VocabularyError, read_json
 from ._vocab_pieces import SPIECE_UNDERLINE, byte_level_decode_one, sentencepiece_decode_one
 
-__all__ = ["read_tokenizer_json"]
+__all__ = ["read_tokenizer_json", "read_tokenizer_object"]
 
 _FALLBACK_EOS_TEXTS = EOG_TEXTS | {"</s>", "<eos>", "<|end_of_text|>"}
 
@@ -117,6 +118,50 @@ def read_tokenizer_json(path: str | os.PathLike[str], *, eos_token_ids: set[int]
     end-of-generation marker (``</s>``, ``<|endoftext|>``, ``<|im_end|>``, ``<|eot_id|>``, …).
     """
     data = read_json(path)
+    return _read_tokenizer_data(data, path, eos_token_ids=eos_token_ids, config_directory=Path(path).parent)
+
+
+def read_tokenizer_object(tokenizer: Any, *, eos_token_ids: set[int] | None = None) -> RawVocab:
+    """Read an in-memory Hugging Face tokenizer: a ``transformers`` fast tokenizer or a ``tokenizers.Tokenizer``.
+
+    The tokenizer is serialised to its ``tokenizer.json`` form (``to_str()``, no file, no download) and read as
+    :func:`read_tokenizer_json` reads a file. ``eos_token_ids`` None takes the tokenizer's ``eos_token_id`` (and
+    marks its ``all_special_ids`` special), else the special added tokens with a known end marker text. A slow
+    (Python) transformers tokenizer has no such form: :class:`VocabularyError`.
+    """
+    backend = getattr(tokenizer, "backend_tokenizer", tokenizer)
+    to_str = getattr(backend, "to_str", None)
+    where = f"<{type(tokenizer).__name__}>"
+    if not callable(to_str):
+        raise VocabularyError(
+            "expected a transformers fast tokenizer or a tokenizers.Tokenizer (a slow tokenizer has no "
+            "tokenizer.json form; load it with use_fast=True)",
+            where,
+        )
+    try:
+        data = json.loads(to_str())
+    except (TypeError, ValueError) as error:
+        raise VocabularyError(f"the tokenizer did not serialise to JSON ({error})", where) from None
+    raw = _read_tokenizer_data(data, where, eos_token_ids=eos_token_ids, config_directory=None)
+    if eos_token_ids is None:
+        eos = getattr(tokenizer, "eos_token_id", None)
+        if isinstance(eos, int) and not isinstance(eos, bool):
+            raw.eos = {eos}
+            raw.special |= raw.eos
+    for special in getattr(tokenizer, "all_special_ids", None) or ():
+        if isinstance(special, int) and 0 <= special < len(raw.tokens):
+            raw.special.add(special)
+    return raw
+
+
+def _read_tokenizer_data(
+    data: Any,
+    path: str | os.PathLike[str],
+    *,
+    eos_token_ids: set[int] | None,
+    config_directory: Path | None,
+) -> RawVocab:
+    """Return the RawVocab of a parsed ``tokenizer.json`` (see :func:`read_tokenizer_json`)."""
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise VocabularyError("missing 'model' object (is this a tokenizers tokenizer.json?)", path)
     mtype, pieces = _model_pieces(data["model"], path)
@@ -170,7 +215,7 @@ def read_tokenizer_json(path: str | os.PathLike[str], *, eos_token_ids: set[int]
             special.discard(idx)
 
     if eos_token_ids is None:
-        configured = _eos_from_configs(Path(path).parent, ids_by_text)
+        configured = None if config_directory is None else _eos_from_configs(config_directory, ids_by_text)
         eos = (
             configured
             if configured is not None

@@ -1,7 +1,10 @@
 """Token bitmasks: allocation, application to logits, and "check the sampled token first" sampling.
 
 Layout (shared with xgrammar, llguidance, vLLM and SGLang): ``int32[batch, ceil(V/32)]``; bit ``j`` of word ``k``
-allows token ``32k + j``. Logits may be numpy arrays or torch tensors (torch is imported only if you pass one).
+allows token ``32k + j``. A bitmask is a numpy ``int32`` array or a torch ``int32`` tensor **on the CPU** (filled in
+place through a shared-memory view, no copy; a tensor on another device is a :class:`MatcherError` — fill a CPU
+tensor, then move it). Logits may be numpy arrays or torch tensors on any device. torch is never imported unless
+you pass a tensor.
 """
 
 from __future__ import annotations
@@ -12,62 +15,105 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from .errors import ArgumentTypeError, MatcherError, SamplingError
+
 if TYPE_CHECKING:
     from .matcher import GrammarMatcher
 
 __all__ = [
     "allocate_token_bitmask",
     "apply_token_bitmask",
+    "as_numpy_bitmask",
     "bitmask_to_bool",
     "fill_next_token_bitmasks",
     "sample_with_grammar",
 ]
 
 
+def _is_torch(value: object) -> bool:
+    return type(value).__module__.startswith("torch")
+
+
+def as_numpy_bitmask(bitmask: Any) -> npt.NDArray[np.int32]:
+    """Return a numpy view (no copy) of a 2-D ``int32`` bitmask given as a numpy array or a CPU torch tensor.
+
+    Raises :class:`MatcherError` for another dtype, dimension count or device, or a non-contiguous tensor, and
+    :class:`ArgumentTypeError` for anything else. O(1).
+    """
+    if _is_torch(bitmask):
+        import torch  # only when a tensor was passed, so torch is importable
+
+        if bitmask.device.type != "cpu":
+            raise MatcherError(
+                f"the bitmask is on {bitmask.device}; fill a CPU int32 tensor (pin it for a fast copy) and move it"
+            )
+        if bitmask.dtype != torch.int32:
+            raise MatcherError(f"the bitmask must be int32, not {bitmask.dtype}")
+        if not bitmask.is_contiguous():
+            raise MatcherError("the bitmask tensor must be contiguous")
+        array: npt.NDArray[np.int32] = bitmask.numpy()
+    elif isinstance(bitmask, np.ndarray):
+        if bitmask.dtype != np.int32:
+            raise MatcherError(f"the bitmask must be int32, not {bitmask.dtype}")
+        array = bitmask
+    else:
+        raise ArgumentTypeError(f"a bitmask is a numpy array or a torch tensor, not {type(bitmask).__name__}")
+    if array.ndim != 2:
+        raise MatcherError(f"the bitmask must have 2 dimensions (batch, words), not {array.ndim}")
+    return array
+
+
 def allocate_token_bitmask(batch: int, vocab_size: int) -> npt.NDArray[np.int32]:
     """Return an ``int32[batch, ceil(vocab_size/32)]`` bitmask with every token allowed."""
     if batch < 1 or vocab_size < 1:
-        raise ValueError(f"need batch >= 1 and vocab_size >= 1, got {batch} and {vocab_size}")
+        raise MatcherError(f"need batch >= 1 and vocab_size >= 1, got {batch} and {vocab_size}")
     return np.full((batch, (vocab_size + 31) // 32), -1, dtype=np.int32)
 
 
-def fill_next_token_bitmasks(
-    matchers: Sequence[GrammarMatcher | None], bitmask: npt.NDArray[np.int32] | None = None
-) -> npt.NDArray[np.int32]:
+def fill_next_token_bitmasks(matchers: Sequence[GrammarMatcher | None], bitmask: Any = None) -> Any:
     """Fill row ``i`` of ``bitmask`` for ``matchers[i]`` (``None``: an unconstrained row, every token allowed).
 
-    Returns the bitmask (allocated when not given, as wide as the first matcher's vocabulary). This is the call a
-    batching server makes once per decoding step; each row costs what one ``fill_next_token_bitmask`` costs.
+    ``bitmask`` is a numpy array or a CPU torch tensor (see the module docstring). Returns it (a numpy array is
+    allocated when not given, as wide as the first matcher's vocabulary). This is the call a batching server makes
+    once per decoding step; each row costs what one ``fill_next_token_bitmask`` costs. Raises
+    :class:`MatcherError` for a bitmask with too few rows (checked before any row is written).
     """
     first = next((m for m in matchers if m is not None), None)
     if bitmask is None:
         if first is None:
-            raise ValueError("pass a bitmask when every row is unconstrained")
+            raise MatcherError("pass a bitmask when every row is unconstrained")
         bitmask = allocate_token_bitmask(len(matchers), first.vocab.size)
-    if bitmask.shape[0] < len(matchers):
-        raise ValueError(f"bitmask has {bitmask.shape[0]} rows for {len(matchers)} matchers")
+    array = as_numpy_bitmask(bitmask)
+    if array.shape[0] < len(matchers):
+        raise MatcherError(f"bitmask has {array.shape[0]} rows for {len(matchers)} matchers")
     for row, matcher in enumerate(matchers):
         if matcher is None:
-            bitmask[row].fill(-1)
+            array[row].fill(-1)
         else:
-            matcher.fill_next_token_bitmask(bitmask, row)
+            matcher.fill_next_token_bitmask(array, row)
     return bitmask
 
 
-def bitmask_to_bool(bitmask_row: npt.NDArray[np.int32], vocab_size: int) -> npt.NDArray[np.bool_]:
-    """Return a ``bool[vocab_size]`` array of allowed tokens for one bitmask row."""
+def bitmask_to_bool(bitmask_row: Any, vocab_size: int) -> npt.NDArray[np.bool_]:
+    """Return a ``bool[vocab_size]`` array of allowed tokens for one bitmask row (numpy or CPU torch)."""
+    if _is_torch(bitmask_row):
+        bitmask_row = as_numpy_bitmask(bitmask_row.reshape(1, -1))[0]
     bits = np.unpackbits(np.ascontiguousarray(bitmask_row).view(np.uint8), bitorder="little")
     return bits[:vocab_size].astype(np.bool_)
 
 
-def apply_token_bitmask(logits: Any, bitmask: npt.NDArray[np.int32], index: int = 0) -> Any:
+def apply_token_bitmask(logits: Any, bitmask: Any, index: int = 0) -> Any:
     """Set the logits of disallowed tokens to ``-inf`` in place and return ``logits``.
 
     ``logits`` is 1-D (one sequence: row ``index`` of ``bitmask`` is used) or 2-D (row ``i`` of ``bitmask``
-    applies to row ``i`` of ``logits``); numpy or torch. Tokens beyond the bitmask's width are left unchanged,
-    logits narrower than the bitmask (vocabulary padding) use its first columns. Cost O(batch × V).
+    applies to row ``i`` of ``logits``); numpy or torch on any device. ``bitmask`` is numpy or a CPU torch tensor.
+    Tokens beyond the bitmask's width are left unchanged, logits narrower than the bitmask (vocabulary padding)
+    use its first columns. Cost O(batch × V).
     """
-    if type(logits).__module__.startswith("torch"):
+    bitmask = as_numpy_bitmask(bitmask)
+    if not 0 <= index < bitmask.shape[0]:
+        raise MatcherError(f"row {index} is outside a bitmask of {bitmask.shape[0]} rows")
+    if _is_torch(logits):
         return _apply_torch(logits, bitmask, index)
     array = logits
     if array.ndim == 1:
@@ -114,8 +160,8 @@ def sample_with_grammar(
     matcher.fill_next_token_bitmask(bitmask)
     apply_token_bitmask(masked, bitmask)
     if not np.isfinite(masked).any():
-        raise RuntimeError("the grammar allows no token here (is the matcher terminated?)")
+        raise SamplingError("the grammar allows no token here (is the matcher terminated?)")
     token = sample(masked)
     if not matcher.accept_token(token):
-        raise RuntimeError(f"sampler returned token {token}, which the mask excludes")
+        raise SamplingError(f"sampler returned token {token}, which the mask excludes")
     return token

@@ -14,10 +14,14 @@ already catch ``ValueError`` keep working.
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentTypeError",
     "GrammarError",
     "MatchLimitError",
+    "MatcherError",
     "PegchatError",
+    "SamplingError",
     "SchemaError",
+    "TriggerError",
     "caret_snippet",
     "line_column",
 ]
@@ -103,6 +107,31 @@ class SchemaError(PegchatError, ValueError):
     @property
     def one_line(self) -> str:
         return f"{self.pointer or '#'}: {self.reason}"
+
+
+class TriggerError(PegchatError, ValueError):
+    """A lazy-grammar trigger is malformed (empty word, bad pattern, negative token id); ``value`` is what was
+    given."""
+
+    def __init__(self, message: str, value: object = None) -> None:
+        self.reason = message
+        self.value = value
+        super().__init__(message)
+
+
+class MatcherError(PegchatError, ValueError):
+    """A matcher, compiler or bitmask call got arguments it cannot use: a rollback beyond the kept history, a
+    bitmask of the wrong shape, dtype or device, a row index out of range, a compiled grammar for another
+    vocabulary. Raised at the call (never inside the matcher's state: the matcher is unchanged)."""
+
+
+class ArgumentTypeError(PegchatError, TypeError):
+    """An argument has the wrong type (grammar text that is not ``str``, a bitmask that is not an array)."""
+
+
+class SamplingError(PegchatError, RuntimeError):
+    """:func:`~gbnf_backend.sample_with_grammar` could not sample: no token is allowed, or the sampler returned
+    one the mask excludes."""
 
 
 class MatchLimitError(PegchatError, RuntimeError):

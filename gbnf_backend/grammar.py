@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import cast
 
@@ -16,7 +16,7 @@ from ._elements import Element, ElementType, Rule, char_run_end, is_end_of_alter
 from ._gbnf_parser import RepetitionChain, parse_gbnf
 from ._npda import DEAD, NPDA
 from ._utf8 import feed_bytes
-from .errors import GrammarError
+from .errors import ArgumentTypeError, GrammarError
 
 __all__ = ["Grammar", "format_class_char", "format_literal", "separate_hex_escapes"]
 
@@ -64,7 +64,7 @@ class Grammar:
         be empty), rules that can never finish, bad or oversized repetitions. Cost: linear in the expanded size.
         """
         if not isinstance(text, str):
-            raise TypeError(f"grammar text must be str, not {type(text).__name__}")
+            raise ArgumentTypeError(f"grammar text must be str, not {type(text).__name__}")
         parsed = parse_gbnf(text)
         if root not in parsed.symbol_ids or parsed.symbol_ids[root] not in parsed.defined:
             where = len(text.rstrip()) if text.strip() else 0
@@ -125,8 +125,19 @@ class Grammar:
 
     # ---- printing -----------------------------------------------------------------------------------------
     def to_gbnf(self) -> str:
-        """Return GBNF text (one rule per line, helper rules included) that parses back to the same rules."""
-        lines = [f"{name} ::= {format_rule(self.rules[sid], self.names)}" for sid, name in enumerate(self.names)]
+        """Return GBNF text (one rule per line, helper rules included) that parses back to the same rules.
+
+        A long bounded repetition is printed as written (``x{0,100000}``), not as its chain of helper rules, so
+        the text stays as small as the source and re-parses as fast. "The same rules" is :meth:`canonical`'s
+        equality. Cost: linear in the printed size.
+        """
+        chains = {chain.rule_ids[0]: chain for chain in self.chains}
+        links = {rule for chain in self.chains for rule in chain.rule_ids}
+        lines = [
+            f"{name} ::= {format_rule(self.rules[sid], self.names, chains)}"
+            for sid, name in enumerate(self.names)
+            if sid not in links
+        ]
         return separate_hex_escapes("\n".join(lines) + "\n")
 
     def __str__(self) -> str:
@@ -135,14 +146,30 @@ class Grammar:
     def __repr__(self) -> str:
         return f"<Grammar root={self.root!r} rules={len(self.rules)}>"
 
-    def canonical(self) -> dict[str, tuple[tuple[int, int | str], ...]]:
-        """Return the rules keyed by name with references by name: equal for grammars with the same rules."""
-        out: dict[str, tuple[tuple[int, int | str], ...]] = {}
-        for sid, rule in enumerate(self.rules):
-            out[self.names[sid]] = tuple(
-                (kind, self.names[value] if kind == _E.RULE_REF else value) for kind, value in rule
-            )
-        return out
+    def canonical(self) -> dict[str, tuple[tuple[int, int | str | tuple[object, ...]], ...]]:
+        """Return the rules keyed by name with references by name: equal for grammars with the same rules.
+
+        The helper rules of a long bounded repetition (whose names depend on where the repetition was written) are
+        left out; a reference to such a chain reads ``(RULE_REF, ("repeat", unit, links))``.
+        """
+        chains = {chain.rule_ids[0]: chain for chain in self.chains}
+        links = {rule for chain in self.chains for rule in chain.rule_ids}
+        names = self.names
+
+        def reference(kind: int, value: int) -> int | str | tuple[object, ...]:
+            if kind != _E.RULE_REF:
+                return value
+            chain = chains.get(value)
+            if chain is None:
+                return names[value]
+            unit = tuple((k, names[v] if k == _E.RULE_REF else v) for k, v in chain.unit)
+            return ("repeat", unit, len(chain.rule_ids))
+
+        return {
+            names[sid]: tuple((kind, reference(kind, value)) for kind, value in rule)
+            for sid, rule in enumerate(self.rules)
+            if sid not in links
+        }
 
 
 def _escape_char(cp: int, specials: dict[int, str], ascii_only: bool, astral_verbatim: bool) -> str:
@@ -193,8 +220,11 @@ def format_class_char(cp: int, *, ascii_only: bool = False, astral_verbatim: boo
     return _escape_char(cp, _CLASS_SPECIALS, ascii_only, astral_verbatim)
 
 
-def format_rule(rule: Rule, names: Sequence[str]) -> str:
-    """Return the GBNF body of ``rule`` (element tuples) with references printed by name."""
+def format_rule(rule: Rule, names: Sequence[str], chains: Mapping[int, RepetitionChain] | None = None) -> str:
+    """Return the GBNF body of ``rule`` (element tuples) with references printed by name.
+
+    A reference to the first helper rule of a repetition chain in ``chains`` is printed as ``unit{0,n}``.
+    """
     alts: list[str] = []
     items: list[str] = []
     literal: list[int] = []
@@ -238,7 +268,12 @@ def format_rule(rule: Rule, names: Sequence[str]) -> str:
         if kind == _E.CHAR_ANY:
             items.append(".")
         elif kind == _E.RULE_REF:
-            items.append(names[value])
+            chain = chains.get(value) if chains else None
+            if chain is None:
+                items.append(names[value])
+            else:
+                unit = format_rule((*chain.unit, (int(_E.END), 0)), names)
+                items.append(f"{unit}{{0,{len(chain.rule_ids)}}}")
         elif kind == _E.TOKEN:
             items.append(f"<[{value}]>")
         elif kind == _E.TOKEN_NOT:

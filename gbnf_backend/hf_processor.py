@@ -6,8 +6,9 @@
 ``transformers`` calls the processor with the whole sequence so far (``input_ids``, ``[batch, seq]``) and the
 next-token scores (``[batch, V]``). On the first call the sequence is the prompt; from then on each call brings
 one new token per row, which the row's matcher accepts before its mask is applied. One matcher per batch row
-(forked from the first, so they share the compiled caches). Works without importing ``transformers``: the class
-only needs ``torch`` tensors.
+(forked from the first, so they share the compiled caches). A call that brings no new token, another batch size
+or another prompt starts over (a processor reused for a second ``generate()`` constrains it too). Works without
+importing ``transformers``: the class only needs ``torch`` tensors.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .bitmask import allocate_token_bitmask, apply_token_bitmask
+from .compiler import CompiledGrammar
 from .grammar import Grammar
 from .matcher import GrammarMatcher
 from .triggers import Trigger
@@ -27,18 +29,32 @@ __all__ = ["GrammarLogitsProcessor"]
 class GrammarLogitsProcessor:
     """Mask each row's scores to the tokens its grammar allows (``-inf`` elsewhere); returns the scores."""
 
-    def __init__(self, grammar: Grammar | str, vocab: Vocabulary, *, triggers: Sequence[Trigger] | None = None) -> None:
+    def __init__(
+        self,
+        grammar: CompiledGrammar | Grammar | str,
+        vocab: Vocabulary | None = None,
+        *,
+        triggers: Sequence[Trigger] | None = None,
+    ) -> None:
         self._template = GrammarMatcher(grammar, vocab, triggers=triggers)
-        self.vocab = vocab
+        self.vocab = self._template.vocab
         self.matchers: list[GrammarMatcher] = []
-        self._prompt_length = 0
-        self._bitmask = allocate_token_bitmask(1, vocab.size)
+        self._prompt: Any = None
+        self._seen = 0
+        self._bitmask = allocate_token_bitmask(1, self.vocab.size)
+
+    def _is_new_generation(self, input_ids: Any) -> bool:
+        batch, length = int(input_ids.shape[0]), int(input_ids.shape[1])
+        if not self.matchers or batch != len(self.matchers) or length <= self._seen:
+            return True
+        prompt = self._prompt
+        return bool((input_ids[:, : prompt.shape[1]] != prompt).any())
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
         batch, length = int(input_ids.shape[0]), int(input_ids.shape[1])
-        if not self.matchers:
+        if self._is_new_generation(input_ids):
             self.matchers = [self._template.fork() for _ in range(batch)]
-            self._prompt_length = length
+            self._prompt = input_ids.clone()
             self._seen = length
         for row, matcher in enumerate(self.matchers):
             for position in range(self._seen, length):

@@ -17,44 +17,36 @@ is allowed and every token is refused.
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import regex
 
 from ._mask_engine import MaskEngine
 from ._npda import DEAD, NextChars
 from ._utf8 import Partial, feed_bytes
-from ._vocab_index import VocabIndex, ids_to_words, tokens_below
-from .errors import PegchatError
+from ._vocab_index import ids_to_words, tokens_below
+from .bitmask import as_numpy_bitmask
+from .compiler import CompiledGrammar, default_compiler
+from .errors import ArgumentTypeError, MatcherError, PegchatError
 from .grammar import Grammar
-from .triggers import Trigger, WordScanner, pattern_anchors
+from .triggers import Trigger, WordScanner
 from .vocab import Vocabulary
 
 __all__ = ["GrammarMatcher", "compile_grammar"]
 
-_ENGINES: weakref.WeakKeyDictionary[Grammar, dict[str, MaskEngine]] = weakref.WeakKeyDictionary()
-_INDEXES: dict[str, VocabIndex] = {}
-
 
 def compile_grammar(grammar: Grammar | str, vocab: Vocabulary) -> MaskEngine:
-    """Return the shared mask engine (caches) of ``grammar`` over ``vocab``; cheap after the first call."""
-    if isinstance(grammar, str):
-        grammar = Grammar.from_gbnf(grammar)
-    fingerprint = vocab.fingerprint()
-    per_grammar = _ENGINES.setdefault(grammar, {})
-    engine = per_grammar.get(fingerprint)
-    if engine is None:
-        index = _INDEXES.get(fingerprint)
-        if index is None:
-            index = VocabIndex(vocab)
-            _INDEXES[fingerprint] = index
-        engine = MaskEngine(grammar, vocab, index=index)
-        per_grammar[fingerprint] = engine
-    return engine
+    """Return the shared mask engine (caches) of ``grammar`` over ``vocab`` through :func:`default_compiler`.
+
+    Kept for callers of the engine; new code compiles with a :class:`~.compiler.GrammarCompiler`. Cheap after the
+    first call for the same grammar text and vocabulary.
+    """
+    compiler = default_compiler(vocab)
+    compiled = compiler.compile_gbnf(grammar) if isinstance(grammar, str) else compiler.compile_grammar(grammar)
+    return compiled.engine
 
 
 @dataclass(frozen=True)
@@ -71,51 +63,57 @@ class _State:
 
 
 class GrammarMatcher:
-    """Token-level matcher over a grammar and a vocabulary (see the module docstring).
+    """Token-level matcher over a compiled grammar (see the module docstring).
 
-    ``grammar`` is a :class:`Grammar` or GBNF text; ``triggers`` non-empty makes it lazy;
-    ``max_rollback_tokens`` bounds the history kept for :meth:`rollback` (at least 16 is guaranteed).
+    ``GrammarMatcher(compiled)`` takes a :class:`~.compiler.CompiledGrammar` (it carries the vocabulary and the
+    triggers); ``GrammarMatcher(grammar, vocab, triggers=…)`` takes a :class:`Grammar` or GBNF text and compiles it
+    through the vocabulary's :func:`~.compiler.default_compiler` (cached by content). ``triggers`` non-empty makes
+    the matcher lazy; ``max_rollback_tokens`` bounds the history kept for :meth:`rollback` (at least 16).
     """
 
     def __init__(
         self,
-        grammar: Grammar | str,
-        vocab: Vocabulary,
+        grammar: CompiledGrammar | Grammar | str,
+        vocab: Vocabulary | None = None,
         *,
         triggers: Sequence[Trigger] | None = None,
         max_rollback_tokens: int = 256,
     ) -> None:
-        self.engine = compile_grammar(grammar, vocab)
-        self.grammar = self.engine.grammar
-        self.vocab = vocab
-        self.triggers: tuple[Trigger, ...] = tuple(triggers or ())
-        self.lazy = bool(self.triggers)
-        words = [t.value for t in self.triggers if t.type == "word"]
-        self._scanner = WordScanner([str(w) for w in words]) if words else None
-        self._patterns = [
-            (t, regex.compile(str(t.value))) for t in self.triggers if t.type in ("pattern", "pattern_full")
-        ]
-        self._trigger_tokens = frozenset(int(t.value) for t in self.triggers if t.type == "token")
-        anchors = [pattern_anchors(str(t.value)) for t, _ in self._patterns]
+        if isinstance(grammar, CompiledGrammar):
+            if vocab is not None and vocab.fingerprint() != grammar.vocab.fingerprint():
+                raise MatcherError("the vocabulary differs from the one the grammar was compiled for")
+            if triggers is not None and tuple(triggers) != grammar.triggers:
+                raise MatcherError("a compiled grammar carries its triggers: pass them to the compiler")
+            compiled = grammar
+        elif vocab is None:
+            raise ArgumentTypeError("GrammarMatcher needs a vocabulary unless it is given a CompiledGrammar")
+        else:
+            compiler = default_compiler(vocab)
+            found = tuple(triggers or ())
+            if isinstance(grammar, Grammar):
+                compiled = compiler.compile_grammar(grammar, triggers=found)
+            else:
+                compiled = compiler.compile_gbnf(grammar, triggers=found)
+        self.compiled = compiled
+        self.engine = compiled.engine
+        self.grammar = compiled.grammar
+        self.vocab = vocab if vocab is not None else compiled.vocab  # equal fingerprints: the same table
+        self.triggers = compiled.triggers
+        self.lazy = compiled.lazy
+        trigger_set = compiled.trigger_set
+        self._scanner = trigger_set.scanner
+        self._patterns = trigger_set.patterns
+        self._trigger_tokens = trigger_set.token_ids
         #: With anchors for every pattern, masks while awaiting are exact and patterns run only when an anchor
         #: completes; otherwise (a pattern without a literal end) every token is allowed while awaiting.
-        self.patterns_exact = all(a is not None for a in anchors)
-        self._anchor_scanner = (
-            WordScanner(sorted({word for found in anchors if found for word in found}))
-            if self._patterns and self.patterns_exact
-            else None
-        )
-        # The tokens containing a trigger word are found once per vocabulary and word list; do it now, while the
-        # grammar is being made ready, rather than in the first mask.
-        for scanner in (self._scanner, self._anchor_scanner):
-            if scanner is not None:
-                self.engine.index.tokens_containing(scanner.words)
+        self.patterns_exact = trigger_set.patterns_exact
+        self._anchor_scanner = trigger_set.anchor_scanner
+        self._preserved = compiled.preserved_token_ids
+        self._lock = compiled.lock
         self._max_history = max(16, max_rollback_tokens)
-        # Shared by every matcher with the same grammar, vocabulary and triggers.
-        shared = self.engine.trigger_caches.setdefault(self.triggers, ({}, {}, {}))
-        self._awaiting_masks: dict[int, npt.NDArray[np.uint32]] = shared[0]
-        self._firing: dict[int, list[int]] = shared[1]
-        self._anchor_firing: dict[int, list[int]] = shared[2]
+        self._awaiting_masks: dict[int, npt.NDArray[np.uint32]] = compiled.awaiting_masks
+        self._firing: dict[int, list[int]] = compiled.firing
+        self._anchor_firing: dict[int, list[int]] = compiled.anchor_firing
         self.error: str | None = None
         self.reset()
 
@@ -160,15 +158,23 @@ class GrammarMatcher:
         return self.engine.npda.next_chars(self._state.npda_state)
 
     # ---- masks -------------------------------------------------------------------------------------------------
-    def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> bool:
+    def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
         """Write the allowed tokens into row ``index`` of ``bitmask``; return whether any token is masked out.
 
-        ``bitmask`` is ``int32[batch, ceil(V/32)]`` (bit j of word k = token 32k + j). Cost: a cached copy for a
-        state seen before; otherwise see :mod:`gbnf_backend._mask_engine`.
+        ``bitmask`` is ``int32[batch, words]`` (bit j of word k = token 32k + j), a numpy array or a CPU torch
+        tensor, written in place. A row narrower than ``ceil(V/32)`` words gets the first words; columns past the
+        vocabulary are cleared. Raises :class:`MatcherError` for a wrong buffer or row index (checked before
+        anything is written); never for the grammar's sake (see :attr:`error`). Cost: a cached copy for a state
+        seen before; otherwise see :mod:`gbnf_backend._mask_engine`.
         """
+        array = as_numpy_bitmask(bitmask)
+        if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < array.shape[0]:
+            raise MatcherError(f"row {index!r} is outside a bitmask of {array.shape[0]} rows")
         words = self._mask_words()
-        row = bitmask[index]
-        np.copyto(row, words.view(np.int32)[: row.shape[0]])
+        row = array[index]
+        width = min(row.shape[0], words.shape[0])
+        np.copyto(row[:width], words.view(np.int32)[:width])
+        row[width:] = 0
         return not bool(np.all(words == 0xFFFFFFFF))
 
     def allowed_token_ids(self) -> npt.NDArray[np.int64]:
@@ -181,13 +187,31 @@ class GrammarMatcher:
         state = self._state
         if self.error is not None or state.terminated:
             return index.eos_words
-        if state.awaiting:
-            return self._awaiting_mask()
-        try:
-            return self.engine.mask(state.npda_state, state.partial)
-        except PegchatError as error:
-            self.error = f"mask computation failed: {error}"
-            return index.eos_words
+        with self._lock:
+            if state.awaiting:
+                return self._awaiting_mask()
+            try:
+                words = self.engine.mask(state.npda_state, state.partial)
+                if self._preserved:
+                    words = self._with_preserved(words)
+                return words
+            except PegchatError as error:
+                self.error = f"mask computation failed: {error}"
+                return index.eos_words
+
+    def _with_preserved(self, words: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint32]:
+        """Return ``words`` plus the preserved special tokens whose text the grammar accepts here (cached)."""
+        state = self._state
+        # Keyed by the real state: a special token's text may be longer than any text token, so the canonical
+        # state (exact only for text tokens) could tell two states apart wrongly.
+        key = (state.npda_state, state.partial)
+        cache = self.compiled.preserved_masks
+        extra = cache.get(key)
+        if extra is None:
+            allowed = [t for t in sorted(self._preserved) if self._trial(state, t)[0]]
+            extra = ids_to_words(np.array(allowed, dtype=np.int64), self.vocab.size) if allowed else False
+            cache[key] = extra
+        return words if extra is False else words | extra
 
     def _awaiting_mask(self) -> npt.NDArray[np.uint32]:
         """All tokens, minus those that would fire a trigger and break the grammar at once.
@@ -236,7 +260,7 @@ class GrammarMatcher:
         vocabulary and word list, see :meth:`VocabIndex.tokens_containing`) or after a start read before (the
         token begins with the rest of a word whose prefix ends the text so far: one trie lookup per such rest).
         """
-        out = [t for t in self._trigger_tokens if t < self.vocab.size] if with_tokens else []
+        out = [t for t in (*self._trigger_tokens, *self._preserved) if t < self.vocab.size] if with_tokens else []
         if scanner is None:
             return out
         index = self.engine.index
@@ -250,16 +274,18 @@ class GrammarMatcher:
 
     # ---- accepting ---------------------------------------------------------------------------------------------
     def accept_token(self, token_id: int) -> bool:
-        """Accept one sampled token; return False (state unchanged) if the grammar does not allow it."""
-        if self.error is not None or self._state.terminated:
+        """Accept one sampled token; return False (state unchanged) if the grammar does not allow it.
+
+        Never raises: an internal failure (the stack cap) puts the matcher in its sticky error state.
+        """
+        if self.error is not None or self._state.terminated or not self._valid_id(token_id):
             return False
-        if not 0 <= token_id < self.vocab.size:
-            return False
-        try:
-            ok, new_state = self._trial(self._state, token_id)
-        except PegchatError as error:
-            self.error = f"token {token_id}: {error}"
-            return False
+        with self._lock:
+            try:
+                ok, new_state = self._trial(self._state, token_id)
+            except PegchatError as error:
+                self.error = f"token {token_id}: {error}"
+                return False
         if not ok:
             return False
         self._push(new_state)
@@ -267,27 +293,110 @@ class GrammarMatcher:
 
     def is_token_allowed(self, token_id: int) -> bool:
         """Return whether ``token_id`` would be accepted, without changing the state (cheap: one token walk)."""
-        if self.error is not None or self._state.terminated or not 0 <= token_id < self.vocab.size:
+        if self.error is not None or self._state.terminated or not self._valid_id(token_id):
             return False
-        try:
-            return self._trial(self._state, token_id)[0]
-        except PegchatError:
-            return False
+        with self._lock:
+            try:
+                return self._trial(self._state, token_id)[0]
+            except PegchatError:
+                return False
 
     def accept_string(self, text: str) -> bool:
-        """Accept raw text (not a token); return False (state unchanged) if the grammar does not allow it."""
+        """Accept raw text (not a token); return False (state unchanged) if the grammar does not allow it.
+
+        Never raises for text: an internal failure (the stack cap) puts the matcher in its sticky error state.
+        """
         if self.error is not None or self._state.terminated:
             return False
-        ok, new_state = self._feed(self._state, text.encode("utf-8"), None)
+        with self._lock:
+            try:
+                ok, new_state = self._feed(self._state, text.encode("utf-8", errors="surrogatepass"), None)
+            except PegchatError as error:
+                self.error = f"string at offset 0: {error}"
+                return False
         if not ok:
             return False
         self._push(new_state)
         return True
 
+    def _valid_id(self, token_id: int) -> bool:
+        return isinstance(token_id, int | np.integer) and 0 <= int(token_id) < self.vocab.size
+
+    def accept_tokens(self, token_ids: Iterable[int]) -> int:
+        """Accept tokens in order until one is refused; return how many were accepted (the rest are not).
+
+        A speculative-decoding server calls this with the draft tokens, then :meth:`rollback` if needed.
+        """
+        accepted = 0
+        for token_id in token_ids:
+            if not self.accept_token(token_id):
+                break
+            accepted += 1
+        return accepted
+
+    def validate_tokens(self, token_ids: Iterable[int]) -> int:
+        """Return the length of the longest prefix of ``token_ids`` the grammar accepts; the state is unchanged.
+
+        Never raises for the grammar's sake: a prefix that would hit the stack cap ends the count there.
+        """
+        state = self._state
+        if self.error is not None:
+            return 0
+        count = 0
+        with self._lock:
+            for token_id in token_ids:
+                if state.terminated or not self._valid_id(token_id):
+                    break
+                try:
+                    ok, state = self._trial(state, token_id)
+                except PegchatError:
+                    break
+                if not ok:
+                    break
+                count += 1
+        return count
+
+    def find_jump_forward_string(self, max_length: int = 1024) -> str:
+        """Return the longest text the grammar forces next (at most ``max_length`` characters; "" if none).
+
+        A character is forced when it is the only one any stack accepts, no token reference is possible and the
+        grammar cannot end here. Empty while awaiting a trigger, inside a partial UTF-8 character, after EOS or in
+        the error state. The state is unchanged (feed the text with :meth:`accept_string` or retokenize it).
+        Cost: one cached step per character.
+        """
+        state = self._state
+        if self.error is not None or state.terminated or state.awaiting or state.partial is not None:
+            return ""
+        npda = self.engine.npda
+        out: list[str] = []
+        current = state.npda_state
+        with self._lock:
+            try:
+                while len(out) < max_length:
+                    nxt = npda.next_chars(current)
+                    if nxt.can_end or nxt.tokens or nxt.not_tokens or len(nxt.allowed) != 1:
+                        break
+                    low, high = nxt.allowed[0]
+                    if low != high:
+                        break
+                    current = npda.step_char(current, low)
+                    if current == DEAD:  # cannot happen for an allowed character; be safe
+                        break
+                    out.append(chr(low))
+            except PegchatError:
+                pass  # the text found so far is still forced
+        return "".join(out)
+
     def rollback(self, n_tokens: int) -> None:
-        """Undo the last ``n_tokens`` accepted tokens (or strings); raises ValueError beyond the kept history."""
+        """Undo the last ``n_tokens`` accepted tokens (or strings); clears the error state when ``n_tokens > 0``.
+
+        Raises :class:`MatcherError` (a ``ValueError``) for a negative count or one beyond the kept history
+        (the state is then unchanged).
+        """
+        if isinstance(n_tokens, bool) or not isinstance(n_tokens, int | np.integer):
+            raise MatcherError(f"rollback needs a token count, got {n_tokens!r}")
         if n_tokens < 0 or n_tokens > len(self._history):
-            raise ValueError(f"cannot roll back {n_tokens} tokens: {len(self._history)} are kept")
+            raise MatcherError(f"cannot roll back {n_tokens} tokens: {len(self._history)} are kept")
         for _ in range(n_tokens):
             self._state = self._history.pop()
         if n_tokens:
@@ -300,14 +409,25 @@ class GrammarMatcher:
         self._state = new_state
 
     def _trial(self, state: _State, token_id: int) -> tuple[bool, _State]:
-        """Return (accepted, state after) for one token, without side effects."""
+        """Return (accepted, state after) for one token, without side effects (call with the lock held)."""
         vocab = self.vocab
+        token_id = int(token_id)
         if token_id in vocab.eos_token_ids:
             can_end = state.awaiting or (state.partial is None and self.engine.npda.can_end(state.npda_state))
             return can_end, replace(state, terminated=True)
         if state.awaiting and token_id in self._trigger_tokens:
             return self._start_from_token(state, token_id)
-        if token_id in vocab.special_token_ids:
+        if token_id in self._preserved:
+            # A preserved special token ([TOOL_CALLS]) stands for its text, as well as for <[id]> references.
+            ok, fed = self._feed(state, vocab.token_bytes[token_id], None)
+            if state.awaiting:
+                return ok, fed
+            by_reference, referenced = self._token_reference(state, token_id)
+            if ok and by_reference and fed.partial is None:
+                return True, replace(fed, npda_state=self.engine.npda.union(fed.npda_state, referenced.npda_state))
+            return (True, fed) if ok else (by_reference, referenced)
+        if token_id in vocab.special_token_ids or not vocab.lengths[token_id]:
+            # Special and unused (empty) ids match only token references, as in the mask.
             if state.awaiting:
                 return True, state
             return self._token_reference(state, token_id)

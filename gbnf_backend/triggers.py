@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,7 +26,9 @@ import numpy as np
 import numpy.typing as npt
 import regex
 
-__all__ = ["Trigger", "WordScanner", "pattern_anchors"]
+from .errors import TriggerError
+
+__all__ = ["Trigger", "TriggerSet", "WordScanner", "pattern_anchors"]
 
 TriggerKind = Literal["word", "pattern", "pattern_full", "token"]
 
@@ -41,7 +44,7 @@ class Trigger:
     def word(cls, text: str) -> Trigger:
         """Fire when ``text`` appears in the output."""
         if not isinstance(text, str) or not text:
-            raise ValueError("a word trigger needs non-empty text")
+            raise TriggerError("a word trigger needs non-empty text", text)
         return cls("word", text)
 
     @classmethod
@@ -59,8 +62,8 @@ class Trigger:
     @classmethod
     def token(cls, token_id: int) -> Trigger:
         """Fire when token ``token_id`` is generated."""
-        if not isinstance(token_id, int) or token_id < 0:
-            raise ValueError(f"a token trigger needs a token id, got {token_id!r}")
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+            raise TriggerError(f"a token trigger needs a token id, got {token_id!r}", token_id)
         return cls("token", token_id)
 
     def to_json(self) -> dict[str, str | int]:
@@ -69,10 +72,44 @@ class Trigger:
 
 
 def _compile(pattern: str) -> regex.Pattern[str]:
+    if not isinstance(pattern, str) or not pattern:
+        raise TriggerError(f"a pattern trigger needs a non-empty regular expression, got {pattern!r}", pattern)
     try:
         return regex.compile(pattern)
     except regex.error as error:
-        raise ValueError(f"invalid trigger pattern {pattern!r}: {error}") from error
+        raise TriggerError(f"invalid trigger pattern {pattern!r}: {error}", pattern) from None
+
+
+class TriggerSet:
+    """The compiled form of a tuple of triggers, shared by every matcher of one compiled grammar.
+
+    ``scanner`` runs the word triggers, ``patterns`` pairs each pattern trigger with its compiled regex,
+    ``token_ids`` holds the token triggers, and ``anchor_scanner`` the literals one of which must end where any
+    pattern match can first end (``patterns_exact``: every pattern has such anchors, so masks while awaiting are
+    exact). Cost: linear in the trigger text.
+    """
+
+    def __init__(self, triggers: Sequence[Trigger]) -> None:
+        self.triggers: tuple[Trigger, ...] = tuple(triggers)
+        for trigger in self.triggers:
+            if not isinstance(trigger, Trigger):
+                raise TriggerError(f"expected a Trigger, got {type(trigger).__name__}", trigger)
+        words = [str(t.value) for t in self.triggers if t.type == "word"]
+        self.scanner = WordScanner(words) if words else None
+        self.patterns = [(t, _compile(str(t.value))) for t in self.triggers if t.type in ("pattern", "pattern_full")]
+        self.token_ids = frozenset(int(t.value) for t in self.triggers if t.type == "token")
+        anchors = [pattern_anchors(str(t.value)) for t, _ in self.patterns]
+        self.patterns_exact = all(a is not None for a in anchors)
+        self.anchor_scanner = (
+            WordScanner(sorted({word for found in anchors if found for word in found}))
+            if self.patterns and self.patterns_exact
+            else None
+        )
+
+    @property
+    def lazy(self) -> bool:
+        """Whether there is any trigger (a matcher is lazy: it awaits one before constraining)."""
+        return bool(self.triggers)
 
 
 def pattern_anchors(pattern: str) -> tuple[str, ...] | None:

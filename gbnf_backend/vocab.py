@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._vocab_files import RawVocab, VocabularyError, bundled_tekken_path, read_gguf, read_tekken
-from ._vocab_hf import read_tokenizer_json
+from ._vocab_hf import read_tokenizer_json, read_tokenizer_object
 from ._vocab_tables import VocabTables, build_tables
 
 __all__ = ["CACHE_FORMAT_VERSION", "Vocabulary", "VocabularyError"]
@@ -204,6 +204,22 @@ class Vocabulary:
         """
         raw = read_tokenizer_json(path, eos_token_ids=None if eos_token_ids is None else set(eos_token_ids))
         return cls._build(raw, size, path)
+
+    @classmethod
+    def from_huggingface(
+        cls, tokenizer: Any, *, eos_token_ids: Iterable[int] | None = None, size: int | None = None
+    ) -> Vocabulary:
+        """Return the vocabulary of an in-memory Hugging Face tokenizer (no file, no download).
+
+        ``tokenizer`` is a ``transformers`` fast tokenizer (``AutoTokenizer.from_pretrained(...)``) or a
+        ``tokenizers.Tokenizer``. Special tokens are its special added tokens and ``all_special_ids``; EOS is its
+        ``eos_token_id`` unless ``eos_token_ids`` is given (a bare ``tokenizers.Tokenizer`` has none: special
+        tokens with a known end marker text are taken). ``size`` pads to the model's output width (often larger
+        than ``len(tokenizer)``). Same model support as :meth:`from_tokenizer_json`; cost ~1 s for 150k tokens.
+        Raises :class:`VocabularyError`.
+        """
+        raw = read_tokenizer_object(tokenizer, eos_token_ids=None if eos_token_ids is None else set(eos_token_ids))
+        return cls._build(raw, size, None)
 
     @classmethod
     def from_tekken(cls, path: PathLike | None = None, *, size: int | None = None) -> Vocabulary:

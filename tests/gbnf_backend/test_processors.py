@@ -76,19 +76,20 @@ def test_check_first_sampling_only_masks_when_needed() -> None:
 def test_llama_cpp_processor_protocol() -> None:
     v = vocab()
     processor = LlamaCppGrammarProcessor(GRAMMAR, v)
-    prompt = [0, 3, 4]  # anything: the prompt is not constrained
-    ids = list(prompt)
     rng = np.random.default_rng(1)
-    for _ in range(25):
-        scores = rng.normal(size=v.size).astype(np.float32)
-        masked = processor(np.array(ids, dtype=np.intc), scores)
-        token = int(np.argmax(masked))
-        ids.append(token)
-        if token == EOS:
-            break
-    generated = ids[len(prompt) :]
-    assert generated[-1] == EOS and GRAMMAR.matches(decode(v, generated))
-    assert not processor.matcher.is_error()
+    # Anything may be the prompt (it is not constrained); the same processor serves completions one after another.
+    for prompt in ([0, 3, 4], [0, 3, 4], [0, 5]):
+        ids = list(prompt)
+        for _ in range(25):
+            scores = rng.normal(size=v.size).astype(np.float32)
+            masked = processor(np.array(ids, dtype=np.intc), scores)
+            token = int(np.argmax(masked))
+            ids.append(token)
+            if token == EOS:
+                break
+        generated = ids[len(prompt) :]
+        assert generated[-1] == EOS and GRAMMAR.matches(decode(v, generated))
+        assert not processor.matcher.is_error()
 
 
 def test_torch_and_transformers_processor() -> None:
@@ -117,3 +118,22 @@ def test_torch_and_transformers_processor() -> None:
     chained = LogitsProcessorList([GrammarLogitsProcessor(GRAMMAR, v)])
     out = chained(torch.tensor([[0]]), torch.zeros(1, v.size))
     assert torch.isfinite(out).sum().item() == 1  # only "[" may start
+
+
+def test_torch_processor_starts_over_for_a_second_generation() -> None:
+    torch = pytest.importorskip("torch")
+    from gbnf_backend.hf_processor import GrammarLogitsProcessor
+
+    v = vocab()
+    processor = GrammarLogitsProcessor(GRAMMAR, v)
+    generator = torch.Generator().manual_seed(1)
+    for prompt in ([[0, 5]], [[0, 5]], [[0, 6, 7]]):  # the same prompt again, then another one
+        input_ids = torch.tensor(prompt)
+        for _ in range(25):
+            scores = processor(input_ids, torch.randn(1, v.size, generator=generator))
+            input_ids = torch.cat([input_ids, torch.argmax(scores, dim=-1, keepdim=True)], dim=1)
+            if processor.matchers[0].is_terminated():
+                break
+        generated = [int(t) for t in input_ids[0, len(prompt[0]) :]]
+        assert EOS in generated
+        assert GRAMMAR.matches(decode(v, generated[: generated.index(EOS) + 1]))

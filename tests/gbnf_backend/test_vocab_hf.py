@@ -179,3 +179,37 @@ def test_bad_tokenizer_json(tmp_path: Path, content: str, message: str) -> None:
     with pytest.raises(VocabularyError, match=message) as info:
         Vocabulary.from_tokenizer_json(path)
     assert info.value.path == str(path)
+
+
+# ---- in-memory tokenizers ---------------------------------------------------------------------------------------
+
+
+def test_in_memory_tokenizer_equals_its_file(byte_level: tuple[Tokenizer, Path]) -> None:
+    tok, path = byte_level
+    from_memory = Vocabulary.from_huggingface(tok)
+    from_file = Vocabulary.from_tokenizer_json(path)
+    assert from_memory.fingerprint() == from_file.fingerprint()
+    for text in SAMPLES:
+        ids = tok.encode(text).ids
+        assert b"".join(from_memory.token_bytes[i] for i in ids) == text.encode()
+
+
+def test_transformers_fast_tokenizer_gives_its_special_tokens_and_eos(byte_level: tuple[Tokenizer, Path]) -> None:
+    transformers = pytest.importorskip("transformers")
+    tok, _ = byte_level
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|im_end|>", bos_token="<|im_start|>", pad_token="<|endoftext|>"
+    )
+    v = Vocabulary.from_huggingface(fast, size=len(fast) + 30)
+    assert v.size == len(fast) + 30
+    assert v.eos_token_ids == frozenset({fast.eos_token_id})
+    assert set(fast.all_special_ids) <= v.special_token_ids
+    assert v.special_token_id("<|im_start|>") == fast.bos_token_id
+    text = '{"name": "get_weather"}'
+    assert b"".join(v.token_bytes[i] for i in fast.encode(text, add_special_tokens=False)) == text.encode()
+    assert Vocabulary.from_huggingface(fast, eos_token_ids=[0]).eos_token_ids == frozenset({0})
+
+
+def test_objects_without_a_tokenizer_json_form_are_refused() -> None:
+    with pytest.raises(VocabularyError, match="fast tokenizer"):
+        Vocabulary.from_huggingface(object())

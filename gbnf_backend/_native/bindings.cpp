@@ -301,8 +301,6 @@ NB_MODULE(_core, m) {
                 for (size_t j = 0; j < i; ++j)
                     if (matchers[j] == matchers[i]) throw InputError("the same matcher appears twice in a batch");
                 rows.push_back(checked_row(buffer, indices ? (*indices)[i] : static_cast<int64_t>(i)));
-                if (rows.back().second < matchers[i]->matcher->engine()->trie().n_words())
-                    throw InputError("bitmask row too short for the vocabulary");
             }
             std::vector<uint8_t> results(n, 0);
             {

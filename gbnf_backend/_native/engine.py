@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..vocab import Vocabulary
     from . import _core
 
-__all__ = ["MAX_STACKS", "MAX_WORK", "native_engine", "native_trie"]
+__all__ = ["MAX_STACKS", "MAX_WORK", "native_engine", "native_memory_bytes", "native_trie"]
 
 #: Live stacks one state may hold (the Python engine's cap, gbnf_backend._npda.MAX_STACKS).
 MAX_STACKS = 20_000
@@ -85,3 +85,11 @@ def native_engine(
         engine.set_preserved(preserved)
     with _LOCK:
         return per_grammar.setdefault(key, engine)
+
+
+def native_memory_bytes(grammar: Grammar) -> int:
+    """Return the memory held by the core's engines of ``grammar`` (automaton, transition tables, cached masks);
+    0 when none was built. Grows as masks are computed. Cost: O(1) per engine."""
+    with _LOCK:
+        engines = list(_ENGINES.get(grammar, {}).values())
+    return sum(int(engine.memory_bytes) for engine in engines)

@@ -111,27 +111,28 @@ class Matcher {
 
     std::unique_ptr<Matcher> fork() const { return std::make_unique<Matcher>(*this); }
 
-    // Writes the allowed tokens into out[0..n_cols) (n_cols >= the vocabulary's words; extra words are zero);
-    // returns whether some token is masked out. Never throws LimitError (sets the sticky error instead).
+    // Writes the allowed tokens into out[0..n_cols): the first n_cols words of the mask when the row is narrower
+    // than the vocabulary's, zeros past the vocabulary when it is wider. Returns whether some token is masked out.
+    // Never throws LimitError (sets the sticky error instead).
     bool fill(uint32_t* out, size_t n_cols) {
         const VocabTrie& trie = engine_->trie();
         const size_t n_words = trie.n_words();
-        if (n_cols < n_words)
-            throw InputError("bitmask row has " + std::to_string(n_cols) + " words, the vocabulary needs " +
-                             std::to_string(n_words));
-        std::fill(out + n_words, out + n_cols, 0u);
+        std::vector<uint32_t> words(n_words, 0);
         if (!has_error_ && !state_.terminated) {
             try {
                 std::lock_guard<std::mutex> lock(engine_->mutex());
-                engine_->write_mask(state_.npda, state_.partial, out);
+                engine_->write_mask(state_.npda, state_.partial, words.data());
             } catch (const LimitError& e) {
                 set_error(std::string("mask computation failed: ") + e.what());
             }
         }
-        if (has_error_ || state_.terminated) std::copy(trie.eos_words().begin(), trie.eos_words().end(), out);
+        if (has_error_ || state_.terminated) words = trie.eos_words();
+        const size_t width = std::min(n_cols, n_words);
+        std::copy(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(width), out);
+        std::fill(out + width, out + n_cols, 0u);
         for (size_t w = 0; w < n_words; ++w)
-            if (out[w] != 0xFFFFFFFFu) return true;
-        return n_cols > n_words;
+            if (words[w] != 0xFFFFFFFFu) return true;
+        return false;
     }
 
    private:

@@ -8,7 +8,7 @@ engine for now).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -16,6 +16,8 @@ import numpy.typing as npt
 
 from .._elements import complement_ranges, merge_ranges
 from .._npda import NextChars
+from ..bitmask import as_numpy_bitmask
+from ..errors import MatcherError
 from ..matcher import GrammarMatcher
 from . import load_core
 from .engine import native_engine
@@ -25,7 +27,10 @@ if TYPE_CHECKING:
     from ..vocab import Vocabulary
     from . import _core
 
-__all__ = ["NativeGrammarMatcher", "fill_batch", "native_matcher_class"]
+__all__ = ["BATCH_THREADS", "NativeGrammarMatcher", "fill_batch", "native_matcher_class", "try_fill_batch"]
+
+#: Threads of a batch fill (the GIL is released; matchers sharing a compiled grammar take turns on it).
+BATCH_THREADS = 2
 
 
 def native_matcher_class() -> type[NativeGrammarMatcher] | None:
@@ -105,7 +110,10 @@ class NativeGrammarMatcher(GrammarMatcher):
 
     def next_chars(self) -> NextChars:
         """Return the code points that may come next, the excluded ranges and whether the grammar may end."""
-        classes, can_end, tokens, not_tokens = self.native_engine.next_chars(self._native.npda_state)
+        return self._next_chars_of(self._native.npda_state)
+
+    def _next_chars_of(self, npda_state: int) -> NextChars:
+        classes, can_end, tokens, not_tokens = self.native_engine.next_chars(npda_state)
         allowed: list[tuple[int, int]] = []
         excluded: list[tuple[int, int]] = []
         for negated, ranges in classes:
@@ -123,11 +131,23 @@ class NativeGrammarMatcher(GrammarMatcher):
     def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
         """Write the allowed tokens into row ``index`` of ``bitmask``; return whether any token is masked out.
 
-        ``bitmask``: numpy ``int32[batch, ceil(V/32)]`` or a torch CPU ``int32`` tensor (written in place, no
-        copy); a wrong dtype, shape or row is a ``TypeError``/``ValueError``/``IndexError`` at the call. Cost: a
-        copy of a cached mask, or one scan of the live part of the vocabulary's trie for a new state.
+        ``bitmask``: numpy ``int32[batch, words]`` or a CPU torch ``int32`` tensor, written in place by the core
+        (no copy of the mask through Python); a narrower row gets the first words, columns past the vocabulary are
+        cleared. Raises :class:`MatcherError` for a wrong buffer or row index, checked before anything is written.
+        Cost: a copy of a cached mask, or one scan of the live part of the vocabulary's trie for a new state.
         """
-        return self._native.fill(bitmask, index)
+        array = as_numpy_bitmask(bitmask)
+        if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < array.shape[0]:
+            raise MatcherError(f"row {index!r} is outside a bitmask of {array.shape[0]} rows")
+        if not array.flags.writeable:
+            raise MatcherError("the bitmask is read-only")
+        row = array[int(index)]
+        if row.flags.c_contiguous:
+            return self._native.fill(array, int(index))
+        contiguous = np.empty((1, row.shape[0]), dtype=np.int32)  # a strided view: fill a copy, then copy it in
+        masked = self._native.fill(contiguous, 0)
+        row[:] = contiguous[0]
+        return masked
 
     def allowed_token_ids(self) -> npt.NDArray[np.int64]:
         """Return the ids of the allowed tokens (for debugging and tests)."""
@@ -139,13 +159,13 @@ class NativeGrammarMatcher(GrammarMatcher):
     # ---- accepting ---------------------------------------------------------------------------------------------
     def accept_token(self, token_id: int) -> bool:
         """Accept one sampled token; return False (state unchanged) if the grammar does not allow it."""
-        if not 0 <= token_id < self.vocab.size:
+        if not self._valid_id(token_id):
             return False
         return self._native.accept_token(int(token_id))
 
     def is_token_allowed(self, token_id: int) -> bool:
         """Return whether ``token_id`` would be accepted, without changing the state."""
-        if not 0 <= token_id < self.vocab.size:
+        if not self._valid_id(token_id):
             return False
         return self._native.is_token_allowed(int(token_id))
 
@@ -153,9 +173,74 @@ class NativeGrammarMatcher(GrammarMatcher):
         """Accept raw text (not a token); return False (state unchanged) if the grammar does not allow it."""
         return self._native.accept_bytes(text.encode("utf-8", errors="surrogatepass"))
 
+    def validate_tokens(self, token_ids: Iterable[int]) -> int:
+        """Return the length of the longest prefix of ``token_ids`` the grammar accepts; the state is unchanged."""
+        if self._native.is_error():
+            return 0
+        trial = self._native.fork()
+        count = 0
+        for token_id in token_ids:
+            if trial.is_terminated() or not self._valid_id(token_id) or not trial.accept_token(int(token_id)):
+                break
+            count += 1
+        return count
+
+    def find_jump_forward_string(self, max_length: int = 1024) -> str:
+        """Return the longest text the grammar forces next (at most ``max_length`` characters; "" if none)."""
+        native = self._native
+        if native.is_error() or native.is_terminated() or native.partial is not None:
+            return ""
+        core = load_core()
+        out: list[str] = []
+        current = native.npda_state
+        try:
+            while len(out) < max_length:
+                forced = self._next_chars_of(current)
+                if forced.can_end or forced.tokens or forced.not_tokens or len(forced.allowed) != 1:
+                    break
+                low, high = forced.allowed[0]
+                if low != high:
+                    break
+                current = self.native_engine.step_char(current, low)
+                if current < 0:
+                    break
+                out.append(chr(low))
+        except Exception as error:  # the core's LimitError: the text found so far is still forced
+            if core is None or not isinstance(error, core.LimitError):
+                raise
+        return "".join(out)
+
     def rollback(self, n_tokens: int) -> None:
-        """Undo the last ``n_tokens`` accepted tokens (or strings); raises ValueError beyond the kept history."""
+        """Undo the last ``n_tokens`` accepted tokens (or strings); clears the error state when ``n_tokens > 0``.
+
+        Raises :class:`MatcherError` for a negative count or one beyond the kept history (state unchanged).
+        """
+        if isinstance(n_tokens, bool) or not isinstance(n_tokens, int | np.integer):
+            raise MatcherError(f"rollback needs a token count, got {n_tokens!r}")
+        kept = self._native.history_size
+        if n_tokens < 0 or n_tokens > kept:
+            raise MatcherError(f"cannot roll back {n_tokens} tokens: {kept} are kept")
         self._native.rollback(int(n_tokens))
+
+
+def try_fill_batch(matchers: Sequence[GrammarMatcher | None], array: npt.NDArray[np.int32]) -> bool:
+    """Fill ``array`` for a batch in one call of the core when every matcher runs on it; return whether it did.
+
+    Rows of ``None`` matchers are set to "everything allowed". Returns False (nothing written) otherwise.
+    """
+    rows = [(i, m) for i, m in enumerate(matchers) if m is not None]
+    if len(rows) < 2 or not array.flags.writeable or not array.flags.c_contiguous:
+        return False
+    if not all(type(m) is NativeGrammarMatcher for _, m in rows):
+        return False
+    natives = [m for _, m in rows if isinstance(m, NativeGrammarMatcher)]
+    if len({id(m._native) for m in natives}) != len(natives):
+        return False  # the same matcher twice: fill row by row
+    fill_batch(natives, array, [i for i, _ in rows], threads=BATCH_THREADS)
+    for i, m in enumerate(matchers):
+        if m is None:
+            array[i].fill(-1)
+    return True
 
 
 def fill_batch(
@@ -169,6 +254,7 @@ def fill_batch(
     core = load_core()
     if core is None:
         raise RuntimeError("the compiled core is not available")
+    array = as_numpy_bitmask(bitmask)
     natives = [m._native for m in matchers]
-    result: list[bool] = core.fill_batch(natives, bitmask, None if indices is None else list(indices), threads)
+    result: list[bool] = core.fill_batch(natives, array, None if indices is None else list(indices), threads)
     return result

@@ -408,7 +408,7 @@ class Npda {
         auto it = node_index_.find(key);
         if (it != node_index_.end()) return it->second;
         if (node_position_.size() >= limits_.max_nodes)
-            throw LimitError("more than " + std::to_string(limits_.max_nodes) + " stack nodes");
+            throw LimitError("grammar too ambiguous: more than " + std::to_string(limits_.max_nodes) + " stack nodes");
         int32_t node = static_cast<int32_t>(node_position_.size());
         node_position_.push_back(position);
         node_parent_.push_back(parent);
@@ -419,8 +419,8 @@ class Npda {
     void charge(size_t amount) {
         work_ += amount;
         if (work_ > limits_.max_work)
-            throw LimitError("one step needed more than " + std::to_string(limits_.max_work) +
-                             " closure steps (a grammar too ambiguous for this input)");
+            throw LimitError("grammar too ambiguous: one step needed more than " + std::to_string(limits_.max_work) +
+                             " closure steps");
     }
 
     static void squeeze(std::vector<int32_t>& v) {
@@ -441,7 +441,7 @@ class Npda {
             if (emitted.insert(stack).second) {
                 out.push_back(stack);
                 if (out.size() > limits_.max_stacks)
-                    throw LimitError("more than " + std::to_string(limits_.max_stacks) + " live stacks");
+                    throw LimitError("grammar too ambiguous: more than " + std::to_string(limits_.max_stacks) + " live stacks");
             }
         };
         while (!todo.empty()) {
@@ -474,7 +474,7 @@ class Npda {
         squeeze(stacks);
         if (stacks.empty()) return DEAD;
         if (stacks.size() > limits_.max_stacks)
-            throw LimitError("more than " + std::to_string(limits_.max_stacks) + " live stacks");
+            throw LimitError("grammar too ambiguous: more than " + std::to_string(limits_.max_stacks) + " live stacks");
         auto it = state_index_.find(stacks);
         if (it != state_index_.end()) return it->second;
         int32_t id = static_cast<int32_t>(states_.size());

@@ -11,6 +11,7 @@ import pytest
 from gbnf_backend import Grammar
 from gbnf_backend._native.matcher import fill_batch
 from gbnf_backend.bitmask import allocate_token_bitmask
+from gbnf_backend.errors import MatcherError
 from tests.corpora import CORPORA
 
 from .support import native_matcher, requires_core, small_vocab
@@ -79,6 +80,22 @@ def test_batch_arguments_are_checked_before_any_row_is_written() -> None:
         fill_batch([matchers[0], matchers[0]], batch)
     with pytest.raises(ValueError):
         fill_batch(matchers, batch, threads=0)
-    with pytest.raises(TypeError):
+    with pytest.raises(MatcherError):
         fill_batch(matchers, batch.astype(np.int64))
     assert fill_batch([], batch) == []
+
+
+def test_batch_fill_of_the_public_api_goes_through_the_core() -> None:
+    from gbnf_backend import GrammarMatcher, fill_next_token_bitmasks
+
+    vocab = small_vocab()
+    matchers: list[GrammarMatcher | None] = [GrammarMatcher('root ::= [a-z]+ "."', vocab) for _ in range(3)]
+    matchers.insert(1, None)
+    bitmask = np.zeros((4, (vocab.size + 31) // 32), dtype=np.int32)
+    fill_next_token_bitmasks(matchers, bitmask)
+    assert (bitmask[1] == -1).all()
+    one = allocate_token_bitmask(1, vocab.size)
+    first = matchers[0]
+    assert first is not None
+    first.fill_next_token_bitmask(one)
+    assert (bitmask[0] == one[0]).all() and (bitmask[2] == one[0]).all() and (bitmask[3] == one[0]).all()

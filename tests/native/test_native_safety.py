@@ -15,7 +15,7 @@ from gbnf_backend import Grammar
 from gbnf_backend._native import load_core
 from gbnf_backend._native.engine import native_engine
 from gbnf_backend.bitmask import allocate_token_bitmask, bitmask_to_bool
-from gbnf_backend.errors import MatchLimitError
+from gbnf_backend.errors import ArgumentTypeError, MatcherError, MatchLimitError
 from gbnf_backend.vocab import Vocabulary
 
 from .support import EOS, OracleMatcher, mask_of, native_matcher, requires_core, small_vocab
@@ -115,29 +115,30 @@ def test_rollback_counts_outside_the_history_are_value_errors() -> None:
     a = vocab.token_bytes.index(b"a")
     for _ in range(20):
         assert matcher.accept_token(a)
-    with pytest.raises(ValueError, match="cannot roll back"):
+    with pytest.raises(MatcherError, match="cannot roll back"):
         matcher.rollback(17)
-    with pytest.raises(ValueError, match="cannot roll back"):
+    with pytest.raises(MatcherError, match="cannot roll back"):
         matcher.rollback(-1)
     matcher.rollback(16)
-    with pytest.raises(ValueError):
+    with pytest.raises(MatcherError):
         matcher.rollback(1)
+    raw = core().Matcher(native_engine(core(), Grammar.from_gbnf("root ::= [a-z]+"), small_vocab()))
+    with pytest.raises(ValueError, match="cannot roll back"):
+        raw.rollback(1)
     assert matcher.accept_token(a)
 
 
 @pytest.mark.parametrize(
     ("buffer", "index", "error"),
     [
-        (np.zeros((1, 12), dtype=np.int64), 0, TypeError),
-        (np.zeros((1, 12), dtype=np.float32), 0, TypeError),
-        (np.zeros((1, 12), dtype=np.uint8), 0, TypeError),
-        (np.zeros((1, 1, 12), dtype=np.int32), 0, TypeError),
-        (np.zeros((2, 12), dtype=np.int32), 2, IndexError),
-        (np.zeros((2, 12), dtype=np.int32), -1, IndexError),
-        (np.zeros((2, 3), dtype=np.int32), 0, ValueError),
-        (np.zeros((2, 24), dtype=np.int32)[:, ::2], 0, ValueError),
-        (np.zeros((0, 12), dtype=np.int32), 0, IndexError),
-        ([[0] * 12], 0, TypeError),
+        (np.zeros((1, 12), dtype=np.int64), 0, MatcherError),
+        (np.zeros((1, 12), dtype=np.float32), 0, MatcherError),
+        (np.zeros((1, 1, 12), dtype=np.int32), 0, MatcherError),
+        (np.zeros(12, dtype=np.int32), 0, MatcherError),
+        (np.zeros((2, 12), dtype=np.int32), 2, MatcherError),
+        (np.zeros((2, 12), dtype=np.int32), -1, MatcherError),
+        (np.zeros((0, 12), dtype=np.int32), 0, MatcherError),
+        ([[0] * 12], 0, ArgumentTypeError),
     ],
 )
 def test_wrong_bitmask_buffers_are_typed_errors(buffer: Any, index: int, error: type[Exception]) -> None:
@@ -146,21 +147,52 @@ def test_wrong_bitmask_buffers_are_typed_errors(buffer: Any, index: int, error: 
         matcher.fill_next_token_bitmask(buffer, index)
 
 
+@pytest.mark.parametrize(
+    ("buffer", "index", "error"),
+    [
+        (np.zeros((1, 12), dtype=np.int64), 0, TypeError),
+        (np.zeros((1, 12), dtype=np.uint8), 0, TypeError),
+        (np.zeros((1, 1, 12), dtype=np.int32), 0, TypeError),
+        (np.zeros((2, 12), dtype=np.int32), 2, IndexError),
+        (np.zeros((2, 12), dtype=np.int32), -1, IndexError),
+        (np.zeros((2, 24), dtype=np.int32)[:, ::2], 0, ValueError),
+        (np.zeros((0, 12), dtype=np.int32), 0, IndexError),
+        ([[0] * 12], 0, TypeError),
+    ],
+)
+def test_the_core_checks_buffers_itself(buffer: Any, index: int, error: type[Exception]) -> None:
+    engine = native_engine(core(), Grammar.from_gbnf("root ::= [a-z]+"), small_vocab())
+    raw = core().Matcher(engine)
+    with pytest.raises(error):
+        raw.fill(buffer, index)
+    with pytest.raises(error):
+        core().fill_batch([raw], buffer, [index])
+
+
 def test_read_only_buffers_are_refused() -> None:
     matcher = native_matcher("root ::= [a-z]+", small_vocab())
     buffer = allocate_token_bitmask(1, small_vocab().size)
     buffer.flags.writeable = False
-    with pytest.raises(TypeError):
+    with pytest.raises(MatcherError):
         matcher.fill_next_token_bitmask(buffer)
+    raw = core().Matcher(native_engine(core(), Grammar.from_gbnf("root ::= [a-z]+"), small_vocab()))
+    with pytest.raises(TypeError):
+        raw.fill(buffer, 0)
 
 
-def test_wider_rows_are_filled_and_their_extra_words_masked() -> None:
+def test_wider_narrower_and_strided_rows_are_filled_like_the_oracle() -> None:
     vocab = small_vocab()
     matcher = native_matcher("root ::= [a-z]+", vocab)
-    wide = np.full((1, (vocab.size + 31) // 32 + 3), -1, dtype=np.int32)
-    assert matcher.fill_next_token_bitmask(wide)
-    assert (wide[0, -3:] == 0).all()
-    assert (bitmask_to_bool(wide[0], vocab.size) == mask_of(OracleMatcher("root ::= [a-z]+", vocab))).all()
+    oracle = OracleMatcher("root ::= [a-z]+", vocab)
+    n_words = (vocab.size + 31) // 32
+    for width in (n_words + 3, n_words - 2, 1):
+        ours, theirs = np.full((1, width), -1, dtype=np.int32), np.full((1, width), -1, dtype=np.int32)
+        assert matcher.fill_next_token_bitmask(ours) == oracle.fill_next_token_bitmask(theirs)
+        assert (ours == theirs).all()
+    ours, theirs = np.full((2, 2 * n_words), -1, np.int32), np.full((2, 2 * n_words), -1, np.int32)
+    matcher.fill_next_token_bitmask(ours[:, ::2], 1)
+    oracle.fill_next_token_bitmask(theirs[:, ::2], 1)
+    assert (ours == theirs).all()
 
 
 def test_torch_int32_tensors_are_filled_in_place_and_other_dtypes_refused() -> None:
@@ -171,7 +203,7 @@ def test_torch_int32_tensors_are_filled_in_place_and_other_dtypes_refused() -> N
     matcher.fill_next_token_bitmask(tensor, 1)
     assert (tensor[0] == -1).all()
     assert (bitmask_to_bool(tensor[1].numpy(), vocab.size) == mask_of(matcher)).all()
-    with pytest.raises(TypeError):
+    with pytest.raises(MatcherError):
         matcher.fill_next_token_bitmask(torch.zeros((1, 12), dtype=torch.int64))
 
 

@@ -117,15 +117,29 @@ inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, c
     t.rule_start.push_back(static_cast<int32_t>(t.kinds.size()));
     if (!with_canonical) return t;
     const int64_t threshold = max_token_length + 2;
+    // A repetition takes at least `unit_bytes` bytes, so `left` of them outlast any token of left * unit_bytes.
+    const std::vector<int64_t> shortest = shortest_rules(rules);
+    std::vector<int64_t> unit_bytes(units.size(), 1);
+    for (size_t u = 0; u < units.size(); ++u) {
+        int64_t bytes = 0;
+        for (const ElementPair& e : units[u]) {
+            if (e.first == RULE_REF && rule_ok(e.second))
+                bytes += shortest[e.second];
+            else if (e.first == CHAR || e.first == CHAR_NOT || e.first == CHAR_ANY || is_token_kind(e.first))
+                bytes += 1;
+        }
+        unit_bytes[u] = std::max<int64_t>(1, std::min<int64_t>(bytes, 1 << 16));
+    }
     std::unordered_map<int32_t, int32_t> rule_map;
     for (const ChainInput& chain : chains) {
         auto found = unit_index.find(chain.unit);
         if (found == unit_index.end()) continue;
         const std::vector<int32_t>& links = *longest[found->second];
         const int64_t n = static_cast<int64_t>(chain.rule_ids.size()), m = static_cast<int64_t>(links.size());
+        const int64_t per_unit = unit_bytes[found->second];
         for (int64_t k = 0; k < n; ++k) {
             int64_t left = n - k;
-            int32_t target = left >= threshold ? loop_of[found->second] : links[m - left];
+            int32_t target = left * per_unit >= threshold ? loop_of[found->second] : links[m - left];
             if (target != chain.rule_ids[k]) rule_map[chain.rule_ids[k]] = target;
         }
     }
@@ -171,27 +185,17 @@ inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, c
     // (each repetition consumes a byte): masks take those tokens from the relaxed state (see MaskEngine).
     t.short_left.assign(size, 0);
     t.short_twin.assign(size, -1);
-    // A repetition takes at least `unit_bytes` bytes, so `left` of them outlast any token of left * unit_bytes.
-    const std::vector<int64_t> shortest = shortest_rules(rules);
     for (size_t u = 0; u < units.size(); ++u) {
-        int64_t unit_bytes = 0;
-        for (const ElementPair& e : units[u]) {
-            if (e.first == RULE_REF && rule_ok(e.second))
-                unit_bytes += shortest[e.second];
-            else if (e.first == CHAR || e.first == CHAR_NOT || e.first == CHAR_ANY || is_token_kind(e.first))
-                unit_bytes += 1;
-        }
-        unit_bytes = std::max<int64_t>(1, std::min<int64_t>(unit_bytes, 1 << 16));
         const std::vector<int32_t>& links = *longest[u];
         const int64_t m = static_cast<int64_t>(links.size());
         const int32_t loop = loop_of[u];
-        for (int64_t left = 1; left <= std::min<int64_t>(m, threshold - 1); ++left) {
+        for (int64_t left = 1; left <= m && left * unit_bytes[u] < threshold; ++left) {
             int32_t link = links[m - left];
             int32_t length = t.rule_start[link + 1] - t.rule_start[link];
             if (length != t.rule_start[loop + 1] - t.rule_start[loop]) continue;  // not the loop's layout
             for (int32_t offset = 0; offset < length; ++offset) {
                 int32_t position = representative[t.rule_start[link] + offset];
-                t.short_left[position] = static_cast<int32_t>(std::min<int64_t>(left * unit_bytes, INT32_MAX / 2));
+                t.short_left[position] = static_cast<int32_t>(std::min<int64_t>(left * unit_bytes[u], INT32_MAX / 2));
                 t.short_twin[position] = t.canonical[t.rule_start[loop] + offset];
             }
         }

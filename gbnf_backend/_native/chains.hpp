@@ -170,6 +170,31 @@ inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, c
             representative[i] = first[class_of[i]];
         }
     }
+    // Runs of one rule reference repeated in sequence (x{45} is 45 references): a position with more copies left
+    // than any token can consume maps to the position in its run with just enough left (no token reaches what
+    // follows the run from either), so a long exact repetition costs a handful of states, not one per copy.
+    const std::vector<int64_t> shortest_all = shortest_rules(rules);
+    std::vector<int32_t> run_target(size);
+    for (size_t i = 0; i < size; ++i) run_target[i] = static_cast<int32_t>(i);
+    for (size_t i = 0; i < size;) {
+        size_t j = i;
+        while (j < size && t.kinds[j] == RULE_REF && t.kinds[i] == RULE_REF && t.values[j] == t.values[i] &&
+               rule_of[j] == rule_of[i])
+            ++j;
+        if (j - i >= 2) {
+            int32_t ref = t.values[i];
+            int64_t bytes = static_cast<size_t>(ref) < shortest_all.size() ? shortest_all[ref] : 0;
+            if (bytes >= 1) {
+                const int64_t enough = (threshold + bytes - 1) / bytes;  // copies no token can get through
+                const int64_t n = static_cast<int64_t>(j - i);
+                for (int64_t k = 0; k < n; ++k)
+                    if (n - k > enough) run_target[i + k] = static_cast<int32_t>(i + (n - enough));
+            }
+            i = j;
+        } else {
+            i = std::max(j, i + 1);
+        }
+    }
     t.canonical.resize(size);
     for (size_t i = 0; i < size; ++i) {
         int32_t position = static_cast<int32_t>(i);
@@ -179,7 +204,7 @@ inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, c
             if (moved < 0 || static_cast<size_t>(moved) >= size) throw InputError("a repetition link is longer than its twin");
             position = static_cast<int32_t>(moved);
         }
-        t.canonical[i] = representative[position];
+        t.canonical[i] = representative[run_target[position]];
     }
     // A short link with `left` repetitions left decides every token of at most `left` bytes like its loop does
     // (each repetition consumes a byte): masks take those tokens from the relaxed state (see MaskEngine).

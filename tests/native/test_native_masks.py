@@ -135,17 +135,27 @@ SCHEMA = {
         "title": {"type": "string", "maxLength": 120},
         "tags": {"type": "array", "items": {"type": "string", "maxLength": 12}, "maxItems": 4},
         "n": {"type": "integer", "minimum": 1, "maximum": 14},
+        "notes": {"type": "string", "maxLength": 2000},
     },
     "required": ["title", "tags"],
     "additionalProperties": False,
 }
-SCHEMA_TEXT = '{"title": "Weekly outlook été 天气 for Lyon", "tags": ["rain", "résumé", "x"], "n": 7}'
+SCHEMA_TEXT = (
+    '{"title": "Weekly outlook \u00e9t\u00e9 \u5929\u6c14 for Lyon", '
+    + '"tags": ["rain", "r\u00e9sum\u00e9", "x"], "n": 7, "notes": "'
+    + "Fog in the valleys, clearing by noon; gusts \u2192 60 km/h. " * 3
+    + '"}'
+)
 
 
 def test_full_masks_inside_short_bounded_repetitions_on_the_real_vocabulary() -> None:
     vocab = tekken()
     grammar = Grammar.from_gbnf(json_schema_to_gbnf(SCHEMA))
-    cuts = sorted({*range(0, len(SCHEMA_TEXT), 3), 11, 12, 47, 48, 56, 57, 58, 63, 64, 70, 71, 72, len(SCHEMA_TEXT)})
+    notes = SCHEMA_TEXT.index('"notes": "') + 10
+    cuts = sorted(
+        {*range(0, len(SCHEMA_TEXT), 5), 11, 12, 47, 48, 56, 57, 58, 63, 64, 70, 71, 72, len(SCHEMA_TEXT)}
+        | {notes + k for k in (0, 1, 43, 44, 45, 46, 87, 88, 89, 90, 131, 132, 133)}
+    )
     for cut in cuts:
         native, oracle = native_matcher(grammar, vocab), OracleMatcher(grammar, vocab)
         assert native.accept_string(SCHEMA_TEXT[:cut]) and oracle.accept_string(SCHEMA_TEXT[:cut])

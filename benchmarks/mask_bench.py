@@ -500,6 +500,36 @@ def per_request_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
                 print(f"{'':<18} ratio pegchat-{engine}/llguidance: {ratio}")
 
 
+def batch_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
+    """A batch of 64 matchers (64 requests, each its own compiled generic-JSON grammar, at different points of the
+    document) filled in one ``fill_next_token_bitmasks`` call: cold masks, on 1 and on 2 threads (wall time)."""
+    from gbnf_backend import fill_next_token_bitmasks
+    from gbnf_backend._native import matcher as native_matcher
+    from gbnf_backend.compiler import GrammarCompiler
+
+    case = cases()[0]
+    tokens = tokenize(case.output)
+    results: dict[int, list[float]] = {1: [], 2: []}
+    for repeat in range(args.repeat):
+        for threads in (1, 2):
+            matchers: list[GrammarMatcher | None] = []
+            for i in range(64):
+                matcher = GrammarMatcher(GrammarCompiler(vocab, cache_size=0).compile_gbnf(case.gbnf))
+                for token in tokens[: (i * 23 + repeat) % len(tokens)]:
+                    matcher.accept_token(token)
+                matchers.append(matcher)
+            bitmask = allocate_token_bitmask(64, vocab.size)
+            native_matcher.BATCH_THREADS = threads
+            start = time.perf_counter()
+            fill_next_token_bitmasks(matchers, bitmask)
+            results[threads].append((time.perf_counter() - start) * 1e3)
+    one, two = statistics.median(results[1]), statistics.median(results[2])
+    print(
+        f"\nbatch of 64 cold masks (generic JSON, 64 compiled grammars): 1 thread {one:.1f} ms, 2 threads {two:.1f} ms"
+    )
+    print(f"2 threads / 1 thread: {two / one:.2f} (medians of {args.repeat}; wall time)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3)
@@ -523,6 +553,7 @@ def main() -> None:
         "--engines", nargs="+", default=["native", "python"], choices=["native", "python"], help="per-request engines"
     )
     parser.add_argument("--cpu", action="store_true", help="time with this process's CPU clock instead of wall time")
+    parser.add_argument("--batch", action="store_true", help="batch fill of 64 matchers on 1 and 2 threads")
     args = parser.parse_args()
     if args.cpu:
         global CLOCK
@@ -530,6 +561,9 @@ def main() -> None:
     start = time.perf_counter()
     vocab = Vocabulary.from_tekken()
     print(f"vocabulary: {vocab.size} tokens, preprocessing {time.perf_counter() - start:.2f} s")
+    if args.batch:
+        batch_main(vocab, args)
+        return
     if args.per_request:
         per_request_main(vocab, args)
         return

@@ -139,8 +139,13 @@ inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, c
         const int64_t per_unit = unit_bytes[found->second];
         for (int64_t k = 0; k < n; ++k) {
             int64_t left = n - k;
-            int32_t target = left * per_unit >= threshold ? loop_of[found->second] : links[m - left];
-            if (target != chain.rule_ids[k]) rule_map[chain.rule_ids[k]] = target;
+            // The loop stands in only for links laid out like it (unit, next link, "|", end): the last link of a
+            // chain has no next link, and a position maps to the same offset in its target.
+            const int32_t link = chain.rule_ids[k];
+            const int32_t loop = loop_of[found->second];
+            const bool same_layout = rules[link].size() == units[found->second].size() + 3;
+            int32_t target = left * per_unit >= threshold && same_layout ? loop : links[m - left];
+            if (target != link) rule_map[link] = target;
         }
     }
     // Representatives: one backward pass; every end of an alternative behaves alike (pop).

@@ -18,7 +18,7 @@ from gbnf_backend.bitmask import allocate_token_bitmask, bitmask_to_bool
 from gbnf_backend.errors import ArgumentTypeError, MatcherError, MatchLimitError
 from gbnf_backend.vocab import Vocabulary
 
-from .support import EOS, OracleMatcher, mask_of, native_matcher, requires_core, small_vocab
+from .support import EOS, OracleMatcher, mask_of, native_matcher, requires_core, small_vocab, walk_and_compare
 
 pytestmark = requires_core
 
@@ -256,3 +256,11 @@ def test_a_vocabulary_of_one_token_and_a_huge_id_in_a_token_reference() -> None:
     matcher = native_matcher('root ::= <[99999]> | !<[99999]> | "a"', vocab)
     assert mask_of(matcher).tolist() == [True]
     assert matcher.accept_token(0)
+
+
+def test_a_repetition_of_long_units_builds_and_matches_like_the_oracle() -> None:
+    # Found by scripts/fuzz_native.py: when one unit outlasts any token, the last link of the chain (which has no
+    # next link) was mapped onto the unit's loop and the core refused its own tables.
+    grammar = Grammar.from_gbnf('root ::= ("abcdefghijklmnop"){1,3} "." | r\nr ::= "x" r{2,5} "y" | "z"')
+    for seed in range(3):
+        walk_and_compare(grammar, small_vocab(), seed, steps=8)

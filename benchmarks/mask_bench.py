@@ -53,7 +53,9 @@ from gbnf_backend.matcher import GrammarMatcher  # noqa: E402
 from gbnf_backend.triggers import Trigger  # noqa: E402
 from gbnf_backend.vocab import Vocabulary  # noqa: E402
 
-CORPORA = ROOT.parent / "shared" / "corpora"
+CORPORA = ROOT / "tests" / "data"
+#: The clock of every timed call: wall time by default, CPU time of this process with --cpu (shared, noisy VMs).
+CLOCK: Callable[[], float] = time.perf_counter
 
 TOOL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -159,19 +161,19 @@ class Run:
 
 
 def run_ours(case: Case, vocab: Vocabulary, tokens: list[int]) -> Run:
-    start = time.perf_counter()
+    start = CLOCK()
     grammar = Grammar.from_gbnf(case.gbnf)
     triggers = [Trigger.word(case.trigger_word)] if case.trigger_word else None
     matcher = GrammarMatcher(grammar, vocab, triggers=triggers)
-    compile_ms = (time.perf_counter() - start) * 1e3
+    compile_ms = (CLOCK() - start) * 1e3
     bitmask = allocate_token_bitmask(1, vocab.size)
 
     def walk(m: GrammarMatcher) -> list[float]:
         times = []
         for token in tokens:
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             m.fill_next_token_bitmask(bitmask)
-            times.append((time.perf_counter() - t0) * 1e6)
+            times.append((CLOCK() - t0) * 1e6)
             if not (bitmask[0, token >> 5] >> (token & 31)) & 1:
                 raise AssertionError(f"{case.name}: pegchat masks out token {token} of the valid output")
             if not m.accept_token(token):
@@ -207,7 +209,7 @@ def run_llguidance(case: Case, tokenizer: Any, tokens: list[int]) -> Run:
     import llguidance
     import llguidance.numpy as llnp
 
-    start = time.perf_counter()
+    start = CLOCK()
     if case.kind == "gbnf":
         grammar = llguidance.grammar_from("gbnf", case.gbnf)
     elif case.kind == "schema":
@@ -225,15 +227,15 @@ def run_llguidance(case: Case, tokenizer: Any, tokens: list[int]) -> Run:
     matcher = llguidance.LLMatcher(tokenizer, grammar)
     if matcher.is_error():
         raise RuntimeError(matcher.get_error())
-    compile_ms = (time.perf_counter() - start) * 1e3
+    compile_ms = (CLOCK() - start) * 1e3
     bitmask = llnp.allocate_token_bitmask(1, tokenizer.vocab_size)
 
     def walk(m: Any) -> list[float]:
         times = []
         for token in tokens:
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             llnp.fill_next_token_bitmask(m, bitmask, 0)
-            times.append((time.perf_counter() - t0) * 1e6)
+            times.append((CLOCK() - t0) * 1e6)
             if m.is_error():
                 raise RuntimeError(f"{case.name}: llguidance: {m.get_error().splitlines()[0]}")
             if not (int(bitmask[0, token >> 5]) >> (token & 31)) & 1:
@@ -256,18 +258,18 @@ def llama_cpp_peer(vocab: Vocabulary) -> tuple[LlamaCppVocab, TokenCandidates]:
 
 def run_llama_cpp(case: Case, peer: LlamaCppVocab, candidates: TokenCandidates, tokens: list[int]) -> Run:
     patterns = [word_trigger_pattern(case.trigger_word)] if case.trigger_word else []
-    start = time.perf_counter()
+    start = CLOCK()
     sampler = peer.sampler(case.gbnf, trigger_patterns=patterns)
-    compile_ms = (time.perf_counter() - start) * 1e3
+    compile_ms = (CLOCK() - start) * 1e3
 
     def walk(s: LlamaCppSampler) -> list[float]:
         times = []
         try:
             for token in tokens:
                 candidates.reset()
-                t0 = time.perf_counter()
+                t0 = CLOCK()
                 s.apply(candidates)
-                times.append((time.perf_counter() - t0) * 1e6)
+                times.append((CLOCK() - t0) * 1e6)
                 if not candidates.allowed(token):
                     raise AssertionError(f"{case.name}: llama.cpp masks out token {token} ({peer.piece(token)!r})")
                 s.accept(token)
@@ -318,19 +320,19 @@ def run_xgrammar(case: Case, tokenizer_info: Any, tokens: list[int], limit_s: fl
             raise TimeoutError(f"xgrammar did not compile the grammar within {limit_s:.0f} s (probed in a child)")
         if code != 0:
             raise RuntimeError(f"xgrammar's compile probe exited with code {code} (run with --compile-limit 0 to see)")
-    start = time.perf_counter()
+    start = CLOCK()
     compiled = xgrammar_compile(case, tokenizer_info)
     matcher = xgrammar.GrammarMatcher(compiled)
-    compile_ms = (time.perf_counter() - start) * 1e3
+    compile_ms = (CLOCK() - start) * 1e3
     bitmask = xgrammar.allocate_token_bitmask(1, tokenizer_info.vocab_size)
     view = bitmask.numpy()
 
     def walk(m: Any) -> list[float]:
         times = []
         for token in tokens:
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             m.fill_next_token_bitmask(bitmask, 0)
-            times.append((time.perf_counter() - t0) * 1e6)
+            times.append((CLOCK() - t0) * 1e6)
             if not (int(view[0, token >> 5]) >> (token & 31)) & 1:
                 raise AssertionError(f"{case.name}: xgrammar masks out token {token}")
             if not m.accept_token(token):
@@ -397,6 +399,137 @@ def median_run(runs: list[Run]) -> tuple[float, tuple[float, ...], tuple[float, 
     return compile_ms, cold, warm
 
 
+@dataclass
+class RequestRun:
+    compile_ms: float
+    cold: list[float]
+    warm: list[float]
+    accept: list[float]
+    memory_bytes: int
+
+
+def run_request(
+    case: Case, compiler: Any, vocab: Vocabulary, tokens: list[int]
+) -> tuple[float, list[float], list[float], Any]:
+    """One request as a server makes it: compile through ``compiler`` (a hit when it saw these tools), then a
+    matcher and one mask + accept_token per token. Returns (compile ms, mask µs, accept µs, the compiled grammar)."""
+    from gbnf_backend.compiler import CompiledGrammar
+
+    start = CLOCK()
+    if case.kind == "schema":
+        compiled: CompiledGrammar = compiler.compile_json_schema(TOOL_SCHEMA)
+    else:
+        triggers = [Trigger.word(case.trigger_word)] if case.trigger_word else ()
+        compiled = compiler.compile_gbnf(case.gbnf, triggers=triggers)
+    matcher = GrammarMatcher(compiled)
+    compile_ms = (CLOCK() - start) * 1e3
+    bitmask = allocate_token_bitmask(1, vocab.size)
+    times, accepts = [], []
+    for token in tokens:
+        t0 = CLOCK()
+        matcher.fill_next_token_bitmask(bitmask)
+        t1 = CLOCK()
+        if not (bitmask[0, token >> 5] >> (token & 31)) & 1:
+            raise AssertionError(f"{case.name}: pegchat masks out token {token} of the valid output")
+        if not matcher.accept_token(token):
+            raise AssertionError(f"{case.name}: pegchat refused token {token}")
+        accepts.append((CLOCK() - t1) * 1e6)
+        times.append((t1 - t0) * 1e6)
+    return compile_ms, times, accepts, compiled
+
+
+def run_per_request(case: Case, vocab: Vocabulary, tokens: list[int], engine: str) -> RequestRun:
+    """Cold: a new compiler (empty cache) compiles this request's grammar; warm: the same tools again."""
+    from gbnf_backend.compiler import GrammarCompiler
+
+    previous = os.environ.pop("PEGCHAT_PURE_PYTHON", None)
+    if engine == "python":
+        os.environ["PEGCHAT_PURE_PYTHON"] = "1"
+    try:
+        compiler = GrammarCompiler(vocab)
+        compile_ms, cold, accept, compiled = run_request(case, compiler, vocab, tokens)
+        _, warm, _, _ = run_request(case, compiler, vocab, tokens)
+        native = getattr(compiled, "native", None)
+        memory = int(native.memory_bytes) if native is not None else int(compiled.memory_bytes)
+    finally:
+        os.environ.pop("PEGCHAT_PURE_PYTHON", None)
+        if previous is not None:
+            os.environ["PEGCHAT_PURE_PYTHON"] = previous
+    return RequestRun(compile_ms, cold, warm, accept, memory)
+
+
+def per_request_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
+    """Per-request table: pegchat native and python engines (and llguidance's cold/warm walk) per grammar."""
+    llg: Callable[[Case, list[int]], Run] | None = None
+    if "llguidance" not in args.skip:
+        try:
+            llg = setup_llguidance(vocab, args)
+        except Exception as error:
+            print(f"llguidance: not measured: {type(error).__name__}: {error}")
+    print(f"\nper request ({'CPU' if CLOCK is time.process_time else 'wall'} time; medians of {args.repeat} runs)")
+    head = f"{'grammar':<18} {'engine':<16} {'compile ms':>10} | {'cold mean':>9} {'p50':>6} {'p99':>7} {'max':>7}"
+    print(f"{head} | {'warm mean':>9} {'p99':>6} | {'accept µs':>9} | {'memory kB':>9}")
+    for case in cases():
+        tokens = [*tokenize(case.output), 2]
+        rows: dict[str, tuple[float, ...]] = {}
+        for engine in args.engines:
+            runs = [run_per_request(case, vocab, tokens, engine) for _ in range(args.repeat)]
+            med = statistics.median
+            cold = [med(s) for s in zip(*(summary(r.cold) for r in runs), strict=True)]
+            warm = [med(s) for s in zip(*(summary(r.warm) for r in runs), strict=True)]
+            accept = med(float(np.mean(r.accept)) for r in runs)
+            compile_ms = med(r.compile_ms for r in runs)
+            memory = med(r.memory_bytes for r in runs) / 1024
+            rows[engine] = (cold[0], cold[2])
+            print(
+                f"{case.name:<18} {'pegchat-' + engine:<16} {compile_ms:>10.1f} | {cold[0]:>9.0f} {cold[1]:>6.0f} "
+                f"{cold[2]:>7.0f} {cold[3]:>7.0f} | {warm[0]:>9.1f} {warm[2]:>6.0f} | {accept:>9.1f} | {memory:>9.0f}"
+            )
+        if llg is not None:
+            try:
+                compile_ms, cold_t, warm_t = median_run([llg(case, tokens) for _ in range(args.repeat)])
+            except Exception as error:
+                print(f"{case.name:<18} llguidance failed: {type(error).__name__}: {error}")
+                continue
+            print(
+                f"{case.name:<18} {'llguidance':<16} {compile_ms:>10.1f} | {cold_t[0]:>9.0f} {cold_t[1]:>6.0f} "
+                f"{cold_t[2]:>7.0f} {cold_t[3]:>7.0f} | {warm_t[0]:>9.1f} {warm_t[2]:>6.0f} |"
+            )
+            for engine, (mean, p99) in rows.items():
+                ratio = f"cold mean {mean / cold_t[0]:.3g}x, p99 {p99 / cold_t[2]:.3g}x"
+                print(f"{'':<18} ratio pegchat-{engine}/llguidance: {ratio}")
+
+
+def batch_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
+    """A batch of 64 matchers (64 requests, each its own compiled generic-JSON grammar, at different points of the
+    document) filled in one ``fill_next_token_bitmasks`` call: cold masks, on 1 and on 2 threads (wall time)."""
+    from gbnf_backend import fill_next_token_bitmasks
+    from gbnf_backend._native import matcher as native_matcher
+    from gbnf_backend.compiler import GrammarCompiler
+
+    case = cases()[0]
+    tokens = tokenize(case.output)
+    results: dict[int, list[float]] = {1: [], 2: []}
+    for repeat in range(args.repeat):
+        for threads in (1, 2):
+            matchers: list[GrammarMatcher | None] = []
+            for i in range(64):
+                matcher = GrammarMatcher(GrammarCompiler(vocab, cache_size=0).compile_gbnf(case.gbnf))
+                for token in tokens[: (i * 23 + repeat) % len(tokens)]:
+                    matcher.accept_token(token)
+                matchers.append(matcher)
+            bitmask = allocate_token_bitmask(64, vocab.size)
+            native_matcher.BATCH_THREADS = threads
+            start = time.perf_counter()
+            fill_next_token_bitmasks(matchers, bitmask)
+            results[threads].append((time.perf_counter() - start) * 1e3)
+    one, two = statistics.median(results[1]), statistics.median(results[2])
+    print(
+        f"\nbatch of 64 cold masks (generic JSON, 64 compiled grammars): 1 thread {one:.1f} ms, 2 threads {two:.1f} ms"
+    )
+    print(f"2 threads / 1 thread: {two / one:.2f} (medians of {args.repeat}; wall time)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3)
@@ -411,10 +544,29 @@ def main() -> None:
         help="skip an xgrammar grammar whose compile takes longer than S seconds (0: no limit)",
     )
     parser.add_argument("--check-gguf", action="store_true", help="read the llama.cpp GGUF back with from_gguf")
+    parser.add_argument(
+        "--per-request",
+        action="store_true",
+        help="per-request mode: a new compiled grammar per walk (cold), the same tools again (warm, cache hit)",
+    )
+    parser.add_argument(
+        "--engines", nargs="+", default=["native", "python"], choices=["native", "python"], help="per-request engines"
+    )
+    parser.add_argument("--cpu", action="store_true", help="time with this process's CPU clock instead of wall time")
+    parser.add_argument("--batch", action="store_true", help="batch fill of 64 matchers on 1 and 2 threads")
     args = parser.parse_args()
+    if args.cpu:
+        global CLOCK
+        CLOCK = time.process_time
     start = time.perf_counter()
     vocab = Vocabulary.from_tekken()
     print(f"vocabulary: {vocab.size} tokens, preprocessing {time.perf_counter() - start:.2f} s")
+    if args.batch:
+        batch_main(vocab, args)
+        return
+    if args.per_request:
+        per_request_main(vocab, args)
+        return
     engines: dict[str, Callable[[Case, list[int]], Run]] = {
         "pegchat": lambda case, tokens: run_ours(case, vocab, tokens),
     }

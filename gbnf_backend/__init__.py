@@ -3,6 +3,7 @@
 Import from here; the modules below may move.
 """
 
+from ._native import engine_name
 from ._npda import NPDA, NextChars
 from .bitmask import (
     allocate_token_bitmask,
@@ -56,6 +57,7 @@ __all__ = [
     "compile_grammar",
     "convert_json_schema",
     "default_compiler",
+    "engine_name",
     "fill_next_token_bitmasks",
     "json_schema_to_gbnf",
     "regex_to_gbnf",

@@ -126,8 +126,10 @@ class CompiledGrammar:
     def memory_bytes(self) -> int:
         """Return an estimate of the memory held by this grammar's engine and caches (grows as masks are
         computed; the vocabulary's own tables are not counted). Cost: O(number of cached entries)."""
+        from ._native.engine import native_memory_bytes  # the compiled core's engines of this grammar, if any
+
         with self.lock:
-            total = self.engine.memory_bytes()
+            total = self.engine.memory_bytes() + native_memory_bytes(self.grammar)
             for cache in (self.awaiting_masks, self.preserved_masks):
                 total += sys.getsizeof(cache) + sum(getattr(v, "nbytes", 0) for v in cache.values())
             for firing in (self.firing, self.anchor_firing):

@@ -71,6 +71,24 @@ class GrammarMatcher:
     the matcher lazy; ``max_rollback_tokens`` bounds the history kept for :meth:`rollback` (at least 16).
     """
 
+    def __new__(
+        cls,
+        grammar: CompiledGrammar | Grammar | str,
+        vocab: Vocabulary | None = None,
+        *,
+        triggers: Sequence[Trigger] | None = None,
+        max_rollback_tokens: int = 256,
+    ) -> GrammarMatcher:
+        # Non-lazy matchers run on the compiled core when it is built (see gbnf_backend.engine_name()).
+        lazy = bool(triggers) or (isinstance(grammar, CompiledGrammar) and grammar.lazy)
+        if cls is GrammarMatcher and not lazy:
+            from ._native.matcher import native_matcher_class
+
+            native = native_matcher_class()
+            if native is not None:
+                return super().__new__(native)
+        return super().__new__(cls)
+
     def __init__(
         self,
         grammar: CompiledGrammar | Grammar | str,

@@ -20,10 +20,11 @@ def test_wheel_contains_every_module_and_the_typing_markers(tmp_path: Path) -> N
     # Build from a fresh copy of the sources: a stale build/ directory in the checkout would hide a missing package.
     source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "CMakeLists.txt"):
         shutil.copy(ROOT / name, source / name)
     for package in PACKAGES:
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+        ignore = shutil.ignore_patterns("__pycache__", "*.so")  # a locally built core must not stand in for the build
+        shutil.copytree(ROOT / package, source / package, ignore=ignore)
     out = tmp_path / "wheel"
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
     build = subprocess.run([*command, str(source)], capture_output=True, text=True, check=False)
@@ -35,5 +36,9 @@ def test_wheel_contains_every_module_and_the_typing_markers(tmp_path: Path) -> N
     assert len(expected) > 50
     assert expected <= names, sorted(expected - names)
     assert {f"{package}/py.typed" for package in PACKAGES} <= names
+    # The compiled core is built into the wheel, with its type stubs; its C++ sources are not shipped.
+    assert any(n.startswith("gbnf_backend/_native/_core.") and n.endswith(".so") for n in names), sorted(names)[:20]
+    assert "gbnf_backend/_native/_core.pyi" in names
+    assert not any(n.endswith((".cpp", ".hpp")) for n in names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "pegchat = chat_formats.cli:main" in archive.read(entry_points).decode()

@@ -1,0 +1,364 @@
+// Exact token masks for one grammar over one vocabulary (the compiled grammar many matchers share).
+//
+// A *byte state* is (NPDA state, partial UTF-8 character), interned to an int with a lazily filled 256-entry
+// transition row; id 0 is DEAD. The mask of a state is one forward scan of the vocabulary's preorder trie that
+// keeps the byte state of every depth and skips the subtree of every dead node, so it costs one table lookup per
+// live trie node; token references, !<[id]> and EOS are added from the state's stacks. Masks are cached per
+// (NPDA state, partial character). Every method locks the engine: matchers in different threads may share it.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "npda.hpp"
+#include "utf8.hpp"
+#include "vocab_trie.hpp"
+
+namespace pegchat {
+
+class MaskEngine {
+   public:
+    MaskEngine(std::unique_ptr<Npda> npda, std::shared_ptr<const VocabTrie> trie)
+        : npda_(std::move(npda)), trie_(std::move(trie)) {
+        keys_.push_back({DEAD, NO_PARTIAL});
+        table_.assign(256, DEAD_ID);
+    }
+
+    Npda& npda() { return *npda_; }
+    bool has_trie() const { return trie_ != nullptr; }
+    const VocabTrie& trie() const {
+        if (!trie_) throw InputError("this automaton was built without a vocabulary");
+        return *trie_;
+    }
+    std::mutex& mutex() { return mutex_; }
+
+    // Writes the mask of (state, partial) into out[0..n_words) (caller holds mutex()). Throws LimitError.
+    void write_mask(int32_t state, Partial partial, uint32_t* out) {
+        npda_->begin_step();
+        state = npda_->canonical_state(state);
+        uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
+        auto it = masks_.find(key);
+        if (it == masks_.end()) {
+            std::vector<uint32_t> words = compute(state, partial);
+            if (masks_.size() >= MASK_CACHE_LIMIT) masks_.clear();
+            it = masks_.emplace(key, std::move(words)).first;
+        } else {
+            ++stats_.mask_hits;
+        }
+        std::copy(it->second.begin(), it->second.end(), out);
+    }
+
+    // Preserved special tokens (e.g. [TOOL_CALLS]) stand for their text as well as for <[id]> references.
+    void set_preserved(std::vector<int64_t> ids) {
+        const VocabTrie& vocab = trie();
+        for (int64_t t : ids)
+            if (t < 0 || static_cast<uint64_t>(t) >= vocab.size() || !vocab.is_special(static_cast<size_t>(t)))
+                throw InputError("preserved token " + std::to_string(t) + " is not a special token of the vocabulary");
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        preserved_ = std::move(ids);
+        masks_.clear();
+    }
+    bool is_preserved(int64_t t) const { return std::binary_search(preserved_.begin(), preserved_.end(), t); }
+
+    // (state, partial) after preserved token t: its bytes, or a reference to it, or both (caller holds mutex()).
+    std::pair<int32_t, Partial> preserved_allowed(int32_t state, Partial partial, int64_t t) {
+        const std::string& bytes = trie().bytes_of(static_cast<size_t>(t));
+        npda_->begin_step();
+        auto fed = feed_bytes(*npda_, state, partial, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+        int32_t referenced = partial == NO_PARTIAL ? npda_->step_token_reference(state, t) : DEAD;
+        if (fed.first != DEAD && referenced != DEAD && fed.second == NO_PARTIAL)
+            return {npda_->union_states(fed.first, referenced), NO_PARTIAL};
+        if (fed.first != DEAD) return fed;
+        return {referenced, NO_PARTIAL};
+    }
+
+    struct Stats {
+        size_t masks = 0, mask_hits = 0, byte_states = 0, nodes_walked = 0;
+    };
+    Stats stats() const {
+        Stats s = stats_;
+        s.byte_states = keys_.size();
+        return s;
+    }
+
+    size_t memory_bytes() const {
+        size_t total = sizeof(*this) + npda_->memory_bytes() + table_.size() * 4 + keys_.size() * 24 + key_index_.size() * 24;
+        for (const auto& kv : masks_) total += 48 + kv.second.size() * 4;
+        return total;
+    }
+
+   private:
+    static constexpr int32_t DEAD_ID = 0;
+    static constexpr int32_t NOT_COMPUTED = -1;
+    static constexpr size_t MASK_CACHE_LIMIT = 8192;
+
+    int32_t byte_state(int32_t state, Partial partial) {
+        if (state == DEAD) return DEAD_ID;
+        // Every state a walk reaches is canonical too: what remains of a token is shorter than any repetition
+        // counter a canonical position forgets.
+        state = npda_->canonical_state(state);
+        uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
+        auto it = key_index_.find(key);
+        if (it != key_index_.end()) return it->second;
+        int32_t id = static_cast<int32_t>(keys_.size());
+        keys_.push_back({state, partial});
+        key_index_.emplace(key, id);
+        table_.resize(table_.size() + 256, NOT_COMPUTED);
+        return id;
+    }
+
+    // The bytes that lead byte state `id` back to itself (computed with its whole row on first use).
+    const ByteSet& loop_bytes(int32_t id) {
+        if (static_cast<size_t>(id) < loops_.size() && loops_known_[id]) return loops_[id];
+        ByteSet set{0, 0, 0, 0};
+        if (id != DEAD_ID && keys_[id].second == NO_PARTIAL) {
+            for (int b = 0; b < 256; ++b)
+                if (transition(id, static_cast<uint8_t>(b)) == id) set[b >> 6] |= 1ULL << (b & 63);
+        }
+        bool non_ascii = id != DEAD_ID && keys_[id].second == NO_PARTIAL && loops_every_non_ascii(id);
+        if (loops_.size() <= static_cast<size_t>(id)) {
+            loops_.resize(keys_.size() + 64);
+            loops_known_.resize(keys_.size() + 64, 0);
+            loops_non_ascii_.resize(keys_.size() + 64, 0);
+        }
+        loops_[id] = set;
+        loops_known_[id] = 1;
+        loops_non_ascii_[id] = non_ascii ? 1 : 0;
+        return loops_[id];
+    }
+
+    // Whether every non-ASCII character leads byte state `id` (no partial) back to itself: no class boundary of
+    // its stacks lies inside U+0080..U+10FFFF, so every such character matches the same stacks as U+0080 does.
+    bool loops_every_non_ascii(int32_t id) {
+        int32_t state = keys_[id].first;
+        const std::vector<uint32_t>& bounds = boundaries(state);
+        auto it = std::upper_bound(bounds.begin(), bounds.end(), 0x80u);
+        if (it != bounds.end() && *it <= MAX_CODE_POINT) return false;
+        npda_->begin_step();
+        return byte_state(npda_->step_char(state, 0x80), NO_PARTIAL) == id;
+    }
+
+    struct Relaxed {
+        int32_t state = DEAD_ID;  // the relaxed byte state (itself when there is no short link)
+        int64_t left = 0;         // the fewest repetitions left among its short links
+    };
+
+    // The relaxed twin of byte state `id` (see Npda::relaxed_state), cached per byte state.
+    const Relaxed& relaxed(int32_t id) {
+        if (static_cast<size_t>(id) < relaxed_known_.size() && relaxed_known_[id]) return relaxed_[id];
+        auto [state, partial] = keys_[id];
+        npda_->begin_step();
+        auto [twin, left] = npda_->relaxed_state(state);
+        Relaxed r;
+        r.state = twin == state ? id : byte_state(twin, partial);
+        r.left = left;
+        if (relaxed_.size() <= static_cast<size_t>(id)) {
+            relaxed_.resize(keys_.size() + 64);
+            relaxed_known_.resize(keys_.size() + 64, 0);
+        }
+        relaxed_[id] = r;
+        relaxed_known_[id] = 1;
+        return relaxed_[id];
+    }
+
+    // A "collapsed" partial character: every code point it can still become leads to the same NPDA state (stored
+    // as the byte state's NPDA state) and every remaining continuation byte is valid, so only the number of
+    // continuation bytes still needed matters. Inside a string this turns ~1,000 partial states into a handful.
+    static constexpr uint32_t COLLAPSED_LENGTH = 7;
+    static bool is_collapsed(Partial p) { return p != NO_PARTIAL && partial_length(p) == COLLAPSED_LENGTH; }
+
+    int32_t transition(int32_t id, uint8_t byte) {
+        int32_t found = table_[static_cast<size_t>(id) * 256 + byte];
+        if (found != NOT_COMPUTED) return found;
+        auto [state, partial] = keys_[id];
+        npda_->begin_step();
+        int32_t result;
+        if (is_collapsed(partial)) {
+            uint32_t remaining = partial_remaining(partial);
+            if (byte < 0x80 || byte > 0xBF)
+                result = DEAD_ID;
+            else
+                result = byte_state(state, remaining == 1 ? NO_PARTIAL : make_partial(0, remaining - 1, COLLAPSED_LENGTH));
+        } else {
+            auto next = step_byte(*npda_, state, partial, byte);
+            Partial grown = next.second;
+            // After a lead byte that narrows its first continuation (E0, ED, F0, F4) the range is not yet free.
+            bool narrowing = partial == NO_PARTIAL && (byte == 0xE0 || byte == 0xED || byte == 0xF0 || byte == 0xF4);
+            if (next.first != DEAD && grown != NO_PARTIAL && !narrowing) {
+                int32_t target = collapse_target(next.first, grown);
+                if (target != DEAD) {
+                    next.first = target;
+                    grown = make_partial(0, partial_remaining(grown), COLLAPSED_LENGTH);
+                }
+            }
+            result = byte_state(next.first, grown);
+        }
+        table_[static_cast<size_t>(id) * 256 + byte] = result;  // index again: byte_state may have grown table_
+        return result;
+    }
+
+    // The NPDA state every code point of partial `p` leads to from `state` when no class boundary of the state's
+    // stacks falls inside the partial's range (then they all match the same stacks), else DEAD.
+    int32_t collapse_target(int32_t state, Partial p) {
+        std::pair<uint32_t, uint32_t> ranges[2];
+        if (partial_ranges(p, ranges) != 1) return DEAD;
+        const std::vector<uint32_t>& bounds = boundaries(state);
+        auto it = std::upper_bound(bounds.begin(), bounds.end(), ranges[0].first);
+        if (it != bounds.end() && *it <= ranges[0].second) return DEAD;
+        return npda_->step_char(state, ranges[0].first);
+    }
+
+    // Sorted code points where some stack's class membership changes (cached per NPDA state).
+    const std::vector<uint32_t>& boundaries(int32_t state) {
+        auto found = boundaries_.find(state);
+        if (found != boundaries_.end()) return found->second;
+        std::vector<uint32_t> points;
+        for (int32_t stack : npda_->stacks(state)) {
+            if (stack <= SENTINEL) continue;
+            const Terminal& t = npda_->terminal(npda_->node_position(stack));
+            if (t.is_token) continue;
+            for (const auto& r : t.ranges) {
+                points.push_back(r.first);
+                points.push_back(r.second + 1);
+            }
+        }
+        std::sort(points.begin(), points.end());
+        points.erase(std::unique(points.begin(), points.end()), points.end());
+        return boundaries_.emplace(state, std::move(points)).first->second;
+    }
+
+    std::vector<uint32_t> compute(int32_t state, Partial partial) {
+        ++stats_.masks;
+        const VocabTrie& trie = this->trie();
+        std::vector<uint32_t> words(trie.n_words(), 0);
+        walk(byte_state(state, partial), words);
+        for (int64_t t : preserved_) {
+            if (preserved_allowed(state, partial, t).first != DEAD) words[t >> 5] |= 1u << (t & 31);
+        }
+        if (partial != NO_PARTIAL) return words;
+        const size_t size = trie.size();
+        for (int32_t stack : npda_->stacks(state)) {
+            if (stack <= SENTINEL) continue;
+            int32_t p = npda_->node_position(stack);
+            int32_t k = npda_->kind(p);
+            int64_t v = npda_->value(p);
+            if (k == TOKEN) {
+                if (v >= 0 && static_cast<size_t>(v) < size) words[v >> 5] |= 1u << (v & 31);
+            } else if (k == TOKEN_NOT) {
+                const auto& others = trie.all_but_eos_words();
+                bool inside = v >= 0 && static_cast<size_t>(v) < size;
+                for (size_t w = 0; w < words.size(); ++w) {
+                    uint32_t bits = others[w];
+                    if (inside && static_cast<size_t>(v >> 5) == w) bits &= ~(1u << (v & 31));
+                    words[w] |= bits;
+                }
+            }
+        }
+        if (npda_->can_end(state)) {
+            const auto& eos = trie.eos_words();
+            for (size_t w = 0; w < words.size(); ++w) words[w] |= eos[w];
+        }
+        return words;
+    }
+
+    // Marks the tokens that keep byte state `start` alive. One forward scan of the preorder trie: dead subtrees
+    // are jumped over and so is a subtree whose bytes all lead a state back to itself (accepted whole). Tokens are
+    // contiguous in preorder, so the scan yields accepted and refused runs of the preorder token list that cover
+    // it; the mask is written from the smaller side (free text refuses a few thousand tokens, accepts 120,000).
+    void walk(int32_t start, std::vector<uint32_t>& words) {
+        if (start == DEAD_ID) return;
+        const VocabTrie& trie = this->trie();
+        const auto& node_byte = trie.node_byte();
+        const auto& depth = trie.node_depth();
+        const auto& end = trie.node_end();
+        const auto& begin = trie.token_begin();
+        const auto& tokens = trie.tokens();
+        const auto& below = trie.below();
+        const auto& longest_below = trie.longest_below();
+        std::vector<int32_t> at_depth(trie.max_depth() + 1, DEAD_ID);
+        at_depth[0] = start;
+        const size_t n = trie.n_nodes();
+        size_t node = 1, walked = 0;
+        std::vector<std::pair<int32_t, int32_t>> accepted, refused;
+        int64_t n_accepted = 0;
+        auto add = [](std::vector<std::pair<int32_t, int32_t>>& runs, int32_t from, int32_t to) {
+            if (from >= to) return;
+            if (!runs.empty() && runs.back().second == from)
+                runs.back().second = to;
+            else
+                runs.push_back({from, to});
+        };
+        while (node < n) {
+            ++walked;
+            uint16_t d = depth[node];
+            int32_t next = transition(at_depth[d - 1], node_byte[node]);
+            if (next == DEAD_ID) {
+                size_t last = static_cast<size_t>(end[node]);
+                add(refused, begin[node], begin[last]);
+                node = last;
+                continue;
+            }
+            // Inside short bounded repetitions (x{0,40}: every character a new state) the rest of every token
+            // below may be decided by the relaxed state (the repetitions' loops, which return to themselves and
+            // so are walked little) when it is no longer than the repetitions left allow.
+            const Relaxed& r = relaxed(next);
+            if (r.state != next && static_cast<int64_t>(longest_below[node]) - d <= r.left) next = r.state;
+            // Non-ASCII bytes below are fine when every non-ASCII character leads back here and the bytes below
+            // are valid UTF-8 (a token may end inside a character: the partial is viable).
+            const ByteSet& rest = below[node];
+            const ByteSet& loops = loop_bytes(next);
+            bool ascii_loops = (rest[0] & ~loops[0]) == 0 && (rest[1] & ~loops[1]) == 0;
+            bool other_loops = (rest[2] | rest[3]) == 0 ||
+                               ((rest[2] & ~loops[2]) == 0 && (rest[3] & ~loops[3]) == 0) ||
+                               (loops_non_ascii_[next] && trie.utf8_below(node));
+            if (ascii_loops && other_loops) {
+                size_t last = static_cast<size_t>(end[node]);
+                add(accepted, begin[node], begin[last]);
+                n_accepted += begin[last] - begin[node];
+                node = last;
+                continue;
+            }
+            at_depth[d] = next;
+            add(accepted, begin[node], begin[node + 1]);
+            n_accepted += begin[node + 1] - begin[node];
+            ++node;
+        }
+        stats_.nodes_walked += walked;
+        auto set = [&](int32_t i) {
+            uint32_t t = static_cast<uint32_t>(tokens[i]);
+            words[t >> 5] |= 1u << (t & 31);
+        };
+        if (n_accepted * 2 <= static_cast<int64_t>(tokens.size())) {
+            for (const auto& run : accepted)
+                for (int32_t i = run.first; i < run.second; ++i) set(i);
+            return;
+        }
+        std::vector<uint32_t> refused_words(words.size(), 0);
+        for (const auto& run : refused)
+            for (int32_t i = run.first; i < run.second; ++i) {
+                uint32_t t = static_cast<uint32_t>(tokens[i]);
+                refused_words[t >> 5] |= 1u << (t & 31);
+            }
+        const auto& text = trie.text_words();
+        for (size_t w = 0; w < words.size(); ++w) words[w] |= text[w] & ~refused_words[w];
+    }
+
+    std::unique_ptr<Npda> npda_;
+    std::shared_ptr<const VocabTrie> trie_;
+    std::mutex mutex_;
+    std::vector<std::pair<int32_t, Partial>> keys_;
+    std::unordered_map<uint64_t, int32_t> key_index_;
+    std::vector<int32_t> table_;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> masks_;
+    std::unordered_map<int32_t, std::vector<uint32_t>> boundaries_;
+    std::vector<int64_t> preserved_;
+    std::vector<ByteSet> loops_;
+    std::vector<uint8_t> loops_known_, loops_non_ascii_, relaxed_known_;
+    std::vector<Relaxed> relaxed_;
+    Stats stats_;
+};
+
+}  // namespace pegchat

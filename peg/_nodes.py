@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json as _json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast, get_args
 
 from ._charclass import CharClass
 
@@ -403,31 +403,13 @@ Node: TypeAlias = (
 with ``case _: assert_never(p)`` is checked by mypy to handle every kind, so a new kind cannot be forgotten."""
 
 
+_NODE_KINDS: tuple[type[Parser], ...] = get_args(Node)
+
+
 def as_node(p: Parser) -> Node:
     """``p`` typed as the closed union :data:`Node`; raises TypeError for a subclass from outside this module."""
-    if isinstance(
-        p,
-        Eps
-        | Start
-        | End
-        | AnyChar
-        | Space
-        | Literal
-        | Chars
-        | Until
-        | Json
-        | Sequence
-        | Choice
-        | Repeat
-        | Peek
-        | Negate
-        | Atomic
-        | Tag
-        | Schema
-        | Rule
-        | Ref,
-    ):
-        return p
+    if isinstance(p, _NODE_KINDS):
+        return cast(Node, p)
     raise TypeError(f"unknown parser node {type(p).__name__}")
 
 

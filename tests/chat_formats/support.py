@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import itertools
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,8 +31,10 @@ __all__ = [
     "EDITS",
     "SEEDS",
     "WORDS",
+    "as_message_dict",
     "check_stream",
     "chunks",
+    "run_cli",
     "sample",
     "structural_bias",
     "trigger_start",
@@ -68,7 +73,7 @@ def _replay(deltas: list[ChatDelta]) -> dict[str, Any]:
     return {"content": content or None, "reasoning": reasoning or None, "calls": calls}
 
 
-def _as_dict(m: ChatMessage) -> dict[str, Any]:
+def as_message_dict(m: ChatMessage) -> dict[str, Any]:
     calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in m.tool_calls]
     return {"content": m.content, "reasoning": m.reasoning_content, "calls": calls}
 
@@ -82,9 +87,9 @@ def check_stream(fmt: ChatFormat, text: str, pieces: list[str]) -> None:
     for piece in pieces:
         deltas += stream.feed(piece)
     deltas += stream.finish()
-    assert _as_dict(stream.message) == _as_dict(expected)
+    assert as_message_dict(stream.message) == as_message_dict(expected)
     assert not [w for w in stream.message.warnings if w.startswith("stream:")]
-    assert _replay(deltas) == _as_dict(expected)
+    assert _replay(deltas) == as_message_dict(expected)
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     for chunk in stream.chunks(deltas):
         state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
@@ -191,3 +196,11 @@ def sample(
         pytest.fail(f"no end within {budget} steps: {(text + b''.join(pieces).decode(errors='replace'))[-200:]!r}")
     assert matcher.can_end()
     return text + b"".join(pieces).decode("utf-8")
+
+
+# --- command line -------------------------------------------------------------------------------------------------
+def run_cli(args: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run ``pegchat ARGS`` (the installed script, else ``python -m chat_formats.cli``) with ``stdin``."""
+    exe = shutil.which("pegchat")
+    command = [exe, *args] if exe else [sys.executable, "-m", "chat_formats.cli", *args]
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=60, check=False)

@@ -13,7 +13,7 @@ import pytest
 from chat_formats import available_formats
 from chat_formats.cli import main
 from tests.chat_formats.samples import TOOLS
-from tests.chat_formats.test_cli_gbnf import run
+from tests.chat_formats.support import run_cli as run
 
 
 def _run(

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from chat_formats.cli import main
-
-
-def run(args: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    exe = shutil.which("pegchat")
-    command = [exe, *args] if exe else [sys.executable, "-m", "chat_formats.cli", *args]
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=60, check=False)
+from tests.chat_formats.support import run_cli as run
 
 
 def test_check_prints_one_verdict_per_line(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from chat_formats import ChatMessage, get_format
 from gbnf_backend import Grammar
-from tests.chat_formats.test_grammar import trigger_start
+from tests.chat_formats.support import trigger_start
 
 
 def _tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:

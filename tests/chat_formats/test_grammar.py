@@ -11,31 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chat_formats import LazyGrammar, available_formats, get_format
+from chat_formats import available_formats, get_format
 from chat_formats.core import OptionError
 from chat_formats.formats import WITHOUT_CALLS
 from gbnf_backend import Grammar
 from tests.chat_formats.samples import SAMPLES, TOOLS
+from tests.chat_formats.support import trigger_start
 
 MARKERLESS = {"generic"}  # the whole reply is JSON: no special tokens to preserve
 CALL_CASES = [(fmt, c) for fmt, cases in SAMPLES.items() for c in cases if c.calls]
-
-
-def trigger_start(grammar: LazyGrammar, text: str) -> int:
-    """Where a sampler's trigger would start the grammar in ``text`` (-1: never)."""
-    starts = []
-    for t in grammar.triggers:
-        value = str(t.value)
-        if t.type == "word":
-            starts.append(text.find(value))
-        elif t.type == "pattern":
-            m = re.search(value, text)
-            starts.append((m.start(1) if m.groups() else m.start()) if m else -1)
-        elif t.type == "pattern_full":
-            m = re.fullmatch(value, text)
-            starts.append((m.start(1) if m.groups() else 0) if m else -1)
-    found = [s for s in starts if s >= 0]
-    return min(found) if found else -1
 
 
 @pytest.mark.parametrize("name", sorted(available_formats()))

@@ -11,7 +11,7 @@ import pytest
 from chat_formats import get_format
 from gbnf_backend import Grammar
 from tests.chat_formats.corpus import JUDGED, Sample, load_samples
-from tests.chat_formats.test_grammar import trigger_start
+from tests.chat_formats.support import trigger_start
 
 # Excluded, with the reason: not a matter of the format.
 SCHEMA_WHITESPACE = {

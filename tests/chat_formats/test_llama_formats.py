@@ -26,8 +26,7 @@ from gbnf_backend.vocab import Vocabulary
 from peg import Status
 from tests.chat_formats.corpus import CORPORA, Sample, _options, our_format
 from tests.chat_formats.samples import TOOLS
-from tests.chat_formats.test_grammar import trigger_start
-from tests.chat_formats.test_stream_laws import _check
+from tests.chat_formats.support import check_stream, trigger_start
 
 FAMILY = ("llama3", "functionary-v3.1-llama-3.1", "functionary-v3.2", "firefunction-v2")
 
@@ -132,7 +131,7 @@ def test_partial_sample_selection() -> None:
 def test_llama3_builtin_tool_calls(out: str, calls: list[Any]) -> None:
     message = get_format("llama3", tools=EXTRA).parse(out)
     assert (_calls(message), message.warnings, message.content) == (calls, [], None)
-    _check(get_format("llama3", tools=EXTRA), out, list(out))
+    check_stream(get_format("llama3", tools=EXTRA), out, list(out))
 
 
 def test_llama3_bare_call_counts_only_at_the_start() -> None:
@@ -174,7 +173,7 @@ def test_llama3_json_that_is_no_call_is_content() -> None:
     for out in ('{"a": 1} is JSON; {"name": "x"} too', '{"name": "x", "parameters": {}}', "{"):
         message = fmt.parse(out)
         assert (message.content, message.tool_calls, message.warnings) == (out, [], [])
-        _check(fmt, out, list(out))
+        check_stream(fmt, out, list(out))
 
 
 def test_llama3_without_tools_is_content() -> None:
@@ -190,7 +189,7 @@ def test_functionary_v3_1_raw_python_after_python_tag() -> None:
     message = fmt.parse(out)
     assert message.content == "Running it."
     assert _calls(message) == [("python", {"code": 'import math\nprint("pi", math.pi)\n'})]
-    _check(fmt, out, list(out))
+    check_stream(fmt, out, list(out))
     # Without a python tool, <|python_tag|> is text.
     assert get_format("functionary-v3.1-llama-3.1", tools=TOOLS).parse(out).content == out
 
@@ -201,7 +200,7 @@ def test_functionary_v3_2_python_takes_json_or_raw_code() -> None:
     assert _calls(fmt.parse(raw)) == [("ping", {}), ("python", {"code": "import os\nprint(os.sep)"})]
     assert _calls(fmt.parse('python\n{"code": "1+1"}')) == [("python", {"code": "1+1"})]
     for out in (raw, 'python\n{"code": "1+1"}'):
-        _check(fmt, out, list(out))
+        check_stream(fmt, out, list(out))
 
 
 def test_functionary_v3_2_text_needs_no_recipient_line_but_loses_it() -> None:
@@ -336,7 +335,7 @@ MALFORMED = [
 @pytest.mark.parametrize(("name", "out"), MALFORMED)
 def test_malformed_outputs_stream_to_what_a_parse_returns(name: str, out: str) -> None:
     fmt = get_format(name, tools=EXTRA)
-    _check(fmt, out, list(out))
+    check_stream(fmt, out, list(out))
     message = fmt.parse(out)
     assert message.warnings  # none of them fits its format
     assert (message.content or "") in out  # what does not fit comes back as content, never lost

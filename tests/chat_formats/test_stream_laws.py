@@ -8,18 +8,16 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from openai.lib.streaming.chat import ChatCompletionStreamState
-from openai.types.chat import ChatCompletionChunk
 
-from chat_formats import ChatDelta, ChatFormat, ChatMessage, get_format
+from chat_formats import get_format
 from tests.chat_formats.corpus import JUDGED, load_samples
 from tests.chat_formats.samples import SAMPLES, TOOLS
+from tests.chat_formats.support import EDITS, as_message_dict, check_stream, chunks
 
 CASES: list[tuple[str, str, dict[str, Any]]] = [
     (fmt, case.output, {"tools": TOOLS, **case.options}) for fmt, cases in SAMPLES.items() for case in cases
@@ -27,64 +25,11 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 CASES += [(s.format, s.output, s.options) for s in load_samples() if s.id not in JUDGED]
 
 
-def _chunks(text: str, cuts: list[int]) -> list[str]:
-    points = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
-    return [text[a:b] for a, b in itertools.pairwise(points)]
-
-
-def _replay(deltas: list[ChatDelta]) -> dict[str, Any]:
-    """Concatenate deltas as a client would, checking the chunk rules on the way."""
-    assert deltas[0].role == "assistant" and all(d.role is None for d in deltas[1:])
-    assert deltas[-1].finish_reason is not None and all(d.finish_reason is None for d in deltas[:-1])
-    content, reasoning = "", ""
-    calls: list[dict[str, str]] = []
-    for d in deltas:
-        content += d.content or ""
-        reasoning += d.reasoning_content or ""
-        for tc in d.tool_calls:
-            if tc.index == len(calls):  # a new call: its first fragment carries everything but the arguments
-                assert tc.id and tc.type == "function" and tc.function.name
-                calls.append({"id": tc.id, "name": tc.function.name, "arguments": tc.function.arguments or ""})
-            else:
-                assert tc.index == len(calls) - 1, "calls are streamed one after another, indices dense"
-                assert tc.id is None and tc.type is None and tc.function.name is None
-                calls[tc.index]["arguments"] += tc.function.arguments or ""
-    return {"content": content or None, "reasoning": reasoning or None, "calls": calls}
-
-
-def _as_dict(m: ChatMessage) -> dict[str, Any]:
-    calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in m.tool_calls]
-    return {"content": m.content, "reasoning": m.reasoning_content, "calls": calls}
-
-
-def _check(fmt: ChatFormat, text: str, pieces: list[str]) -> None:
-    stream = fmt.stream()
-    expected = fmt.parse(text, salt=stream.salt)
-    deltas: list[ChatDelta] = []
-    for piece in pieces:
-        deltas += stream.feed(piece)
-    deltas += stream.finish()
-    assert _as_dict(stream.message) == _as_dict(expected)
-    assert not [w for w in stream.message.warnings if w.startswith("stream:")]
-    assert _replay(deltas) == _as_dict(expected)
-    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
-    for chunk in stream.chunks(deltas):
-        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
-    final = state.get_final_completion().choices[0]
-    got = final.message
-    assert (got.content or None) == expected.content
-    assert (got.model_extra or {}).get("reasoning_content") == expected.reasoning_content
-    assert [(c.id, c.function.name, c.function.arguments) for c in got.tool_calls or []] == [
-        (c.id, c.function.name, c.function.arguments) for c in expected.tool_calls
-    ]
-    assert final.finish_reason == ("tool_calls" if expected.tool_calls else "stop")
-
-
 @pytest.mark.parametrize(
     ("name", "text", "options"), CASES, ids=lambda x: x if isinstance(x, str) and len(x) < 15 else ""
 )
 def test_char_by_char_stream_equals_parse(name: str, text: str, options: dict[str, Any]) -> None:
-    _check(get_format(name, **options), text, list(text))
+    check_stream(get_format(name, **options), text, list(text))
 
 
 @pytest.mark.parametrize(
@@ -93,7 +38,7 @@ def test_char_by_char_stream_equals_parse(name: str, text: str, options: dict[st
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
 def test_any_chunking_gives_the_same_message(name: str, text: str, options: dict[str, Any], cuts: list[int]) -> None:
-    _check(get_format(name, **options), text, _chunks(text, cuts))
+    check_stream(get_format(name, **options), text, chunks(text, cuts))
 
 
 def test_finish_length_and_named_choice() -> None:
@@ -131,7 +76,7 @@ def test_malformed_output_streams_as_content_without_raising(out: str, content: 
         stream.feed(ch)
     stream.finish()
     parsed = fmt.parse(out, salt=stream.salt)
-    assert _as_dict(stream.message) == _as_dict(parsed)
+    assert as_message_dict(stream.message) == as_message_dict(parsed)
     assert parsed.content == content and [c.function.name for c in parsed.tool_calls] == calls
     assert any("does not fit" in w for w in parsed.warnings)
     assert not calls or any("incomplete" in w for w in parsed.warnings)
@@ -166,11 +111,7 @@ def test_malformed_outputs_stream_to_their_final_parse(name: str, text: str) -> 
     """A value that breaks later (``nope`` after ``n``) is never shown early: the stream equals the parse."""
     fmt = get_format(name, tools=TOOLS)
     assert fmt.parse(text).warnings  # really malformed
-    _check(fmt, text, list(text))
-
-
-_JUNK = st.sampled_from(["x", "}", '"', "{", "]", "[", ",", " ", "\n", "<", ">", "n", "t", "1", "-", ".", "\\", "é"])
-_EDIT = st.tuples(st.integers(min_value=0, max_value=10_000), st.sampled_from(["insert", "delete", "cut"]), _JUNK)
+    check_stream(fmt, text, list(text))
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
@@ -180,10 +121,10 @@ def test_damaged_outputs_stream_to_their_final_parse(name: str, data: st.DataObj
     """Any text, not only well-formed output: a sample damaged by a few edits streams to its own final parse."""
     case = data.draw(st.sampled_from(SAMPLES[name]))
     text = case.output
-    for where, how, junk in data.draw(st.lists(_EDIT, min_size=1, max_size=3)):
+    for where, how, junk in data.draw(st.lists(EDITS, min_size=1, max_size=3)):
         k = where % (len(text) + 1)
         text = (
             text[:k] + junk + text[k:] if how == "insert" else text[:k] + text[k + 1 :] if how == "delete" else text[:k]
         )
     cuts = data.draw(st.lists(st.integers(min_value=0, max_value=10_000), max_size=8))
-    _check(get_format(name, tools=TOOLS, **case.options), text, _chunks(text, cuts) if cuts else list(text))
+    check_stream(get_format(name, tools=TOOLS, **case.options), text, chunks(text, cuts) if cuts else list(text))

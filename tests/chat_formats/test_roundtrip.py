@@ -15,13 +15,11 @@ import jsonschema
 import numpy as np
 import pytest
 
-from chat_formats import ChatFormat, get_format
-from gbnf_backend import GrammarMatcher
+from chat_formats import get_format
 from gbnf_backend.vocab import Vocabulary
 from tests.chat_formats.samples import TOOLS
+from tests.chat_formats.support import SEEDS, sample, structural_bias
 
-SEEDS = (0, 1, 2)
-WORDS = ["alpha", "beta", "gamma", "delta", "Paris", "42", "why?", "ok,", "so:", "[1]", "{x}", "é"]
 # Text before the trigger, and the trigger text itself (a word the format's triggers fire on).
 SETUPS: dict[str, tuple[str, str]] = {
     "hermes": ("{free}\n", "<tool_call>"),
@@ -51,7 +49,6 @@ SETUPS: dict[str, tuple[str, str]] = {
     "functionary-v3.2": ("all\n{free}", ">>>"),
     "firefunction-v2": ("{free}", " functools["),
 }
-CLOSERS = ("\n</parameter>", "\n</function>", '"', "'", "}", "]", ")", "```")
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 
 
@@ -62,70 +59,14 @@ def vocab() -> Vocabulary:
 
 @pytest.fixture(scope="module")
 def bias(vocab: Vocabulary) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """Favour tokens with structural characters; disfavour whitespace-only and long tokens (random logits
-    would otherwise write whitespace or prose forever)."""
-    out = np.zeros(vocab.size)
-    for i, piece in enumerate(vocab.token_bytes):
-        if any(c in piece for c in (b'"', b"}", b"]", b">", b"|")):
-            out[i] = 6.0
-        if piece.strip() == b"":
-            out[i] = -6.0
-        elif len(piece) > 6:
-            out[i] -= 2.0
-    return out
-
-
-def _closer(matcher: GrammarMatcher, closers: list[str]) -> str | None:
-    """The longest closer the matcher accepts, preferring one that really closes something: after it a letter is
-    refused (a closer of another format, e.g. ``</parameter>`` inside a raw ``<arg_value>``, is just more text)."""
-    fits = [c for c in closers if matcher.fork().accept_string(c)]
-    for c in fits:
-        after = matcher.fork()
-        if after.accept_string(c) and not after.accept_string("x"):
-            return c
-    return fits[0] if fits else None
-
-
-def sample(fmt: ChatFormat, vocab: Vocabulary, bias: np.ndarray[Any, Any], seed: int, budget: int = 500) -> str:
-    """One output drawn under ``fmt``'s lazy grammar (every token checked by the matcher)."""
-    rng = np.random.default_rng(seed)
-    before, trigger = SETUPS[fmt.name]
-    free = " ".join(rng.choice(WORDS, size=int(rng.integers(1, 8))))
-    text = before.format(free=free) + trigger
-    matcher = fmt.matcher(vocab)
-    assert matcher.is_awaiting_trigger() is fmt.grammar().lazy
-    assert matcher.accept_string(text) and not matcher.is_awaiting_trigger()
-    closers = sorted({*fmt.definition.preserved_tokens, *CLOSERS}, key=len, reverse=True)
-    bitmask = np.zeros((1, (vocab.size + 31) // 32), dtype=np.int32)
-    pieces: list[bytes] = []
-    for step in range(budget):
-        if matcher.can_end() and rng.random() < 0.7:
-            break
-        if step > 60 and rng.random() < 0.5:  # try to close what is open
-            closer = _closer(matcher, closers)
-            if closer is not None:
-                assert matcher.accept_string(closer)
-                pieces.append(closer.encode())
-                continue
-        matcher.fill_next_token_bitmask(bitmask)
-        allowed = np.unpackbits(bitmask[0].view(np.uint8), bitorder="little")[: vocab.size].astype(bool)
-        logits = np.where(allowed, rng.normal(size=vocab.size) + bias, -np.inf)
-        token = int(np.argmax(logits))
-        if token in vocab.eos_token_ids:
-            break
-        assert matcher.accept_token(token)
-        pieces.append(vocab.token_bytes[token])
-    else:
-        pytest.fail(f"no end within {budget} steps: {(text + b''.join(pieces).decode(errors='replace'))[-200:]!r}")
-    assert matcher.can_end()
-    return text + b"".join(pieces).decode("utf-8")
+    return structural_bias(vocab)
 
 
 @pytest.mark.parametrize("name", sorted(SETUPS))
 def test_grammar_samples_parse_into_valid_calls(name: str, vocab: Vocabulary, bias: np.ndarray[Any, Any]) -> None:
     fmt = get_format(name, tools=TOOLS)
     for seed in SEEDS:
-        output = sample(fmt, vocab, bias, seed)
+        output = sample(fmt, vocab, bias, seed, SETUPS[name])
         streamed = fmt.stream()
         message = fmt.parse(output, salt=streamed.salt)
         assert message.warnings == [], (output, message.warnings)

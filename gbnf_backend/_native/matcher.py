@@ -67,22 +67,35 @@ class NativeGrammarMatcher(GrammarMatcher):
         self._native: _core.Matcher = core.Matcher(self.native_engine, self._max_history)
 
     # ---- lifecycle ---------------------------------------------------------------------------------------------
+    #: An error set from outside (``matcher.error = "…"``, as servers do when a request's grammar fails): the
+    #: same sticky state as the core's own errors — only EOS is allowed, every token is refused — until
+    #: :meth:`reset` or a :meth:`rollback` of at least one token.
+    _set_error: str | None = None
+
     @property
     def error(self) -> str | None:
         """The sticky error message, or None."""
-        return self._native.error
+        if self._set_error is not None:
+            return self._set_error
+        native = self.__dict__.get("_native")
+        return native.error if native is not None else None
 
     @error.setter
     def error(self, value: str | None) -> None:
-        if value is not None:
-            raise AttributeError("the error state is set by the matcher itself")
-        # GrammarMatcher.__init__ clears the error before the core's matcher exists; later, reset() clears it.
+        self._set_error = value
+
+    def _eos_row(self, row: npt.NDArray[np.int32]) -> None:
+        row[:] = 0
+        for eos in self.vocab.eos_token_ids:
+            if 0 <= eos < row.shape[0] * 32:
+                row[eos // 32] |= np.int32(np.uint32(1 << (eos % 32)).view(np.int32))
 
     def reset(self) -> None:
         """Return to the initial state and clear the error and the history."""
         if "_native" not in self.__dict__:  # called by GrammarMatcher.__init__, before the core's matcher exists
             GrammarMatcher.reset(self)
             return
+        self._set_error = None
         self._native.reset()
 
     def fork(self) -> NativeGrammarMatcher:
@@ -94,7 +107,7 @@ class NativeGrammarMatcher(GrammarMatcher):
 
     def is_error(self) -> bool:
         """Return whether the matcher is in its sticky error state."""
-        return self._native.is_error()
+        return self._set_error is not None or self._native.is_error()
 
     def is_terminated(self) -> bool:
         """Return whether EOS has been accepted."""
@@ -106,7 +119,7 @@ class NativeGrammarMatcher(GrammarMatcher):
 
     def can_end(self) -> bool:
         """Return whether the grammar may finish now (EOS would be accepted)."""
-        return self._native.can_end()
+        return self._set_error is None and self._native.can_end()
 
     def next_chars(self) -> NextChars:
         """Return the code points that may come next, the excluded ranges and whether the grammar may end."""
@@ -142,6 +155,9 @@ class NativeGrammarMatcher(GrammarMatcher):
         if not array.flags.writeable:
             raise MatcherError("the bitmask is read-only")
         row = array[int(index)]
+        if self._set_error is not None:
+            self._eos_row(row)
+            return True
         if row.flags.c_contiguous:
             return self._native.fill(array, int(index))
         contiguous = np.empty((1, row.shape[0]), dtype=np.int32)  # a strided view: fill a copy, then copy it in
@@ -152,30 +168,35 @@ class NativeGrammarMatcher(GrammarMatcher):
     def allowed_token_ids(self) -> npt.NDArray[np.int64]:
         """Return the ids of the allowed tokens (for debugging and tests)."""
         row = np.zeros((1, (self.vocab.size + 31) // 32), dtype=np.int32)
-        self._native.fill(row, 0)
+        if self._set_error is not None:
+            self._eos_row(row[0])
+        else:
+            self._native.fill(row, 0)
         bits = np.unpackbits(row.view(np.uint8), bitorder="little")[: self.vocab.size]
         return np.flatnonzero(bits)
 
     # ---- accepting ---------------------------------------------------------------------------------------------
     def accept_token(self, token_id: int) -> bool:
         """Accept one sampled token; return False (state unchanged) if the grammar does not allow it."""
-        if not self._valid_id(token_id):
+        if self._set_error is not None or not self._valid_id(token_id):
             return False
         return self._native.accept_token(int(token_id))
 
     def is_token_allowed(self, token_id: int) -> bool:
         """Return whether ``token_id`` would be accepted, without changing the state."""
-        if not self._valid_id(token_id):
+        if self._set_error is not None or not self._valid_id(token_id):
             return False
         return self._native.is_token_allowed(int(token_id))
 
     def accept_string(self, text: str) -> bool:
         """Accept raw text (not a token); return False (state unchanged) if the grammar does not allow it."""
+        if self._set_error is not None:
+            return False
         return self._native.accept_bytes(text.encode("utf-8", errors="surrogatepass"))
 
     def validate_tokens(self, token_ids: Iterable[int]) -> int:
         """Return the length of the longest prefix of ``token_ids`` the grammar accepts; the state is unchanged."""
-        if self._native.is_error():
+        if self.is_error():
             return 0
         trial = self._native.fork()
         count = 0
@@ -188,7 +209,7 @@ class NativeGrammarMatcher(GrammarMatcher):
     def find_jump_forward_string(self, max_length: int = 1024) -> str:
         """Return the longest text the grammar forces next (at most ``max_length`` characters; "" if none)."""
         native = self._native
-        if native.is_error() or native.is_terminated() or native.partial is not None:
+        if self.is_error() or native.is_terminated() or native.partial is not None:
             return ""
         core = load_core()
         out: list[str] = []
@@ -221,6 +242,8 @@ class NativeGrammarMatcher(GrammarMatcher):
         if n_tokens < 0 or n_tokens > kept:
             raise MatcherError(f"cannot roll back {n_tokens} tokens: {kept} are kept")
         self._native.rollback(int(n_tokens))
+        if n_tokens:
+            self._set_error = None
 
 
 def try_fill_batch(matchers: Sequence[GrammarMatcher | None], array: npt.NDArray[np.int32]) -> bool:
@@ -233,6 +256,8 @@ def try_fill_batch(matchers: Sequence[GrammarMatcher | None], array: npt.NDArray
         return False
     if not all(type(m) is NativeGrammarMatcher for _, m in rows):
         return False
+    if any(isinstance(m, NativeGrammarMatcher) and m._set_error is not None for _, m in rows):
+        return False  # an error set from outside lives in Python: fill row by row
     natives = [m for _, m in rows if isinstance(m, NativeGrammarMatcher)]
     if len({id(m._native) for m in natives}) != len(natives):
         return False  # the same matcher twice: fill row by row

@@ -264,3 +264,26 @@ def test_a_repetition_of_long_units_builds_and_matches_like_the_oracle() -> None
     grammar = Grammar.from_gbnf('root ::= ("abcdefghijklmnop"){1,3} "." | r\nr ::= "x" r{2,5} "y" | "z"')
     for seed in range(3):
         walk_and_compare(grammar, small_vocab(), seed, steps=8)
+
+
+def test_an_error_set_from_outside_is_sticky_like_the_cores_own() -> None:
+    """Servers put a request whose grammar failed into the error state by setting ``matcher.error``: only EOS is
+    then allowed, every token is refused, and reset or a rollback of one token clears it — as in Python."""
+    vocab = small_vocab()
+    m = native_matcher('root ::= "ab" | "abc"', vocab)
+    assert m.accept_string("a") and not m.is_error()
+    m.error = "grammar for this request failed"
+    assert m.is_error() and m.error == "grammar for this request failed" and not m.can_end()
+    bitmask = allocate_token_bitmask(1, vocab.size)
+    assert m.fill_next_token_bitmask(bitmask)
+    assert np.flatnonzero(bitmask_to_bool(bitmask[0], vocab.size)).tolist() == [EOS]
+    assert m.allowed_token_ids().tolist() == [EOS]
+    b = vocab.token_bytes.index(b"b")
+    assert not m.is_token_allowed(b) and not m.accept_token(b) and not m.accept_string("b")
+    assert m.validate_tokens([b]) == 0 and m.find_jump_forward_string() == ""
+    twin = m.fork()
+    assert twin.is_error()
+    m.reset()
+    assert not m.is_error() and m.error is None and m.accept_string("ab") and m.can_end()
+    twin.rollback(1)
+    assert not twin.is_error() and twin.accept_string("a")

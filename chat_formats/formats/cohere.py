@@ -9,9 +9,9 @@ an action block::
         {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}
     ]<|END_ACTION|><|END_OF_TURN_TOKEN|>
 
-The model's ``tool_call_id`` ("0", "1", …, repeated every turn) is read but not used: calls get generated ids,
-as OpenAI clients need them unique. A text or action marker also ends an unclosed thinking block; the text
-markers and the end-of-turn token are framing, never content.
+The model's ``tool_call_id`` ("0", "1", …) is the call's id, as the template renders it back with the tool
+result; a call written without one gets a generated id. A text or action marker also ends an unclosed thinking
+block; the text markers and the end-of-turn token are framing, never content.
 
 Command R+ writes its calls after an ``Action:`` line, as a fenced JSON array (its replies may keep the
 ``<|CHATBOT_TOKEN|>`` / ``<|END_OF_TURN_TOKEN|>`` framing, which is dropped)::
@@ -24,22 +24,16 @@ Command R+ writes its calls after an ``Action:`` line, as a fenced JSON array (i
 
 from __future__ import annotations
 
-import json
-
 from peg import (
     Parser,
     choice,
     end,
-    json_string,
     literal,
     optional,
-    rule,
-    schema,
     trigger_rule,
     until_one_of,
     zero_or_more,
 )
-from peg import json as json_value
 
 from ..builder import (
     ToolSpec,
@@ -50,10 +44,7 @@ from ..builder import (
     json_tool_call,
     json_ws,
     reasoning,
-    tool,
-    tool_args,
     tool_choice_of,
-    tool_name,
 )
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, think_triggers
 
@@ -72,13 +63,15 @@ R_PLUS_PRESERVED = (CHATBOT, END_TURN)
 
 
 def _command4_call(spec: ToolSpec) -> Parser:
-    """``{"tool_call_id": "…", "tool_name": N, "parameters": {…}}`` (the id member optional, not kept)."""
-    quoted = json.dumps(spec.name, ensure_ascii=False)[1:-1]
-    # JSON whitespace between the tokens is bounded (json_seq), as in every format's call objects.
-    ident = json_seq('"tool_call_id"', ":", json_string(), ",")
-    name = json_seq('"tool_name"', ":", literal('"') + tool_name(quoted, '"'))
-    args = json_seq('"parameters"', ":", tool_args(schema(json_value(), f"{spec.rule}-args", dict(spec.parameters))))
-    return rule(spec.rule, tool(json_seq("{", optional(ident), name, ",", args, "}")))
+    """``{"tool_call_id": "…", "tool_name": N, "parameters": {…}}``; the id member is optional and, when
+    written, becomes the call's id (the template renders it back in the next turn's tool results)."""
+    return json_tool_call(
+        spec,
+        name_key="tool_name",
+        args_key="parameters",
+        id_key="tool_call_id",
+        orders=(("id", "name", "arguments"), ("name", "arguments")),
+    )
 
 
 def _command4_thinking(options: FormatOptions) -> Parser | None:

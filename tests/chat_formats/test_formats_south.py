@@ -235,3 +235,15 @@ def test_json_whitespace_around_the_calls_is_bounded_alike_in_parser_and_grammar
     fits = width <= JSON_WS_MAX
     assert Grammar.from_gbnf(chat.grammar().gbnf).matches(output) is fits
     assert (len(message.tool_calls), message.warnings == []) == ((2, True) if fits else (0, False))
+
+
+def test_command4_calls_keep_the_ids_the_model_wrote() -> None:
+    fmt = get_format("cohere-command-4", tools=SOUTH_TOOLS)
+    out = (
+        '<|START_ACTION|>[{"tool_call_id": "QZ1X0", "tool_name": "get_weather", "parameters": {"city": "Paris"}},'
+        ' {"tool_name": "get_weather", "parameters": {"city": "Rome"}}]<|END_ACTION|>'
+    )
+    message = fmt.parse(out)
+    assert [c.id for c in message.tool_calls][0] == "QZ1X0"
+    assert message.tool_calls[1].id and message.tool_calls[1].id != "QZ1X0"
+    check_stream(fmt, out, list(out))

@@ -82,7 +82,10 @@ class MappedCall:
     ``end``: the offset up to which the call's text is represented by these fields (the end of the call when
     complete; for an incomplete call, the end of its last published piece — what follows is not in the call);
     ``args_span``: ``(start, end)`` in the text when ``arguments`` is that text as written (JSON arguments), else
-    ``(-1, -1)`` (a stream diffs a growing span without comparing the texts)."""
+    ``(-1, -1)`` (a stream diffs a growing span without comparing the texts); ``open_string``: ``(start, end)``
+    of an XML-style string value still being written when ``arguments`` ends with that text JSON-escaped (its
+    closing quote not yet written), else ``(-1, -1)`` (a longer span from the same start adds its new
+    characters, escaped)."""
 
     name: str
     id: str
@@ -90,6 +93,7 @@ class MappedCall:
     complete: bool
     end: int = -1
     args_span: tuple[int, int] = (-1, -1)
+    open_string: tuple[int, int] = (-1, -1)
 
 
 @dataclass
@@ -226,14 +230,15 @@ text, warnings). A stream passes one so that each feed maps only the open argume
 
 def _xml_arguments(
     below: _Below, spec: ToolSpec | None, complete: bool, warnings: list[str], cache: ArgCache | None = None
-) -> tuple[str, int]:
-    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams) and the
-    offset up to which that text represents the call's text (-1: no argument yet); ``cache``: see
-    :data:`ArgCache`."""
+) -> tuple[str, int, tuple[int, int]]:
+    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams), the
+    offset up to which that text represents the call's text (-1: no argument yet) and the span of the open
+    string value the text ends with (see :attr:`MappedCall.open_string`); ``cache``: see :data:`ArgCache`."""
     parts: list[str] = []
     seen: set[str] = set()
     where = spec.name if spec else "tool call"
     end = -1
+    open_string = (-1, -1)
     for arg in below.args:
         hit = cache.get(id(arg)) if cache is not None else None
         if hit is not None and hit[0] is arg and hit[1] is spec:
@@ -284,7 +289,12 @@ def _xml_arguments(
         seen.add(key)
         parts.append(head + body)
         if not closed:
-            end = string_node.end if string_node is not None else _head_end(arg, scan)
+            if string_node is not None:
+                end = string_node.end
+                if not complete:
+                    open_string = (string_node.start, end)
+            else:
+                end = _head_end(arg, scan)
             break
         end = arg.end
     text = "{" + ", ".join(parts)
@@ -294,7 +304,7 @@ def _xml_arguments(
             missing = [r for r in spec.required if r not in seen]
             if missing:
                 warnings.append(f"{where}: required argument(s) missing: {', '.join(missing)}")
-    return text, end
+    return text, end, open_string
 
 
 def _head_end(arg: AstNode, scan: _Below) -> int:
@@ -386,7 +396,7 @@ def map_call(
     else:
         return None  # the id may still come: publishing now would send a generated id and then another
     end = -1
-    span = (-1, -1)
+    span = open_string = (-1, -1)
     if args_node is not None:
         arguments = args_node.text
         end = args_node.end
@@ -396,11 +406,11 @@ def map_call(
         # closer): the first argument, or the closer, decides between "{…" and "{}".
         arguments = ""
     else:
-        arguments, end = _xml_arguments(below, spec, complete, warnings, arg_cache)
+        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache)
     end = node.end if complete else max(end, _head_of_call_end(node, below))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
-    return MappedCall(name, call_id, arguments, complete, end, span)
+    return MappedCall(name, call_id, arguments, complete, end, span, open_string)
 
 
 def _head_of_call_end(node: AstNode, below: _Below) -> int:

@@ -49,7 +49,18 @@ from ._compile import (
 from ._json import scan_json
 from .ast import AstNode
 
-__all__ = ["FAIL", "MORE", "NO_BAD_OFFSET", "SUCCESS", "Machine", "Snapshot", "Tracer", "flatten"]
+__all__ = [
+    "CALL_MODE",
+    "FAIL",
+    "MORE",
+    "NODE_STEP",
+    "NO_BAD_OFFSET",
+    "SUCCESS",
+    "Machine",
+    "Snapshot",
+    "Tracer",
+    "flatten",
+]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
 _CALL, _RET = 0, 1
@@ -419,6 +430,7 @@ class Machine:
 
 
 _NODE, _DROP, _LOOK = range(3)
+CALL_MODE, NODE_STEP = _CALL, _NODE  # for peg._growth: a snapshot entering a leaf; a plan step making a node
 Plan = tuple[tuple[tuple[int, Any, int, tuple[AstNode, ...]], ...], tuple[AstNode, ...]]
 
 

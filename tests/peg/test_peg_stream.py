@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import itertools
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import peg
-from peg import Status, chars, end, json, literal, optional, tag, until, zero_or_more
+from peg import Status, chars, end, json, literal, optional, tag, until, until_one_of, zero_or_more
 from peg.errors import PegchatError, StreamClosedError
 
 from .peg_support import json_call_format, xml_call_format
@@ -116,3 +119,81 @@ def test_empty_feeds_are_harmless() -> None:
     for piece in ["", "<think>", "", "x", "", "</think>", ""]:
         s.feed(piece)
     assert s.finish() == parser.parse("<think>x</think>")
+
+
+def _shape(nodes: tuple[peg.AstNode, ...], live: int) -> object:
+    """The nodes as nested tuples, with the end of the last ``live`` nodes of the rightmost path left out."""
+    out: list[object] = []
+    for i, node in enumerate(nodes):
+        last = live > 0 and i == len(nodes) - 1
+        kids = _shape(node.children, live - 1 if last else 0)
+        out.append((node.tag, node.rule, node.start, None if last else node.end, node.partial, kids))
+    return tuple(out)
+
+
+GROWING = [
+    *CASES,
+    (
+        tag("c", until_one_of(["</x>", "<y>", "\n\n"])) + optional("</x>" + tag("t", until("!"))),
+        "ab<y c</x x\n y</x>q!",
+    ),
+    (tag("s", json()) + end(), '{"a": "long \\" text \\u00e9 <>\\n", "b": ["x\\\\y"]}'),
+]
+
+
+@pytest.mark.parametrize(("parser", "text"), GROWING)
+@settings(max_examples=40, deadline=None)
+@given(
+    cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=30),
+    insert=st.tuples(st.integers(min_value=0), st.integers(min_value=0), st.integers(0, 6)),
+    read=st.booleans(),
+)
+def test_extend_takes_only_text_that_lengthens_the_live_path(
+    parser: peg.Parser, text: str, cuts: list[int], insert: tuple[int, int, int], read: bool
+) -> None:
+    where, src, size = insert
+    at, frm = where % (len(text) + 1), src % (len(text) + 1)
+    text = text[:at] + text[frm : frm + size] + text[at:]
+    points = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    s = parser.stream()
+    last = None
+    for a, b in itertools.pairwise(points):
+        more = text[a:b]
+        growth = s.growth()
+        if growth is not None and s.extend(more):
+            assert last is not None and last.status is M
+            now = parser.parse(text[:b], partial=True)
+            # The same tree, the live path's nodes (tags and starts as growth says) ending at the new end.
+            assert now.status is M and now.end == b
+            assert _shape(now.nodes, len(growth.tags)) == _shape(last.nodes, len(growth.tags))
+            node, path = now.nodes[-1], []
+            for _ in growth.tags:
+                path.append(node)
+                node = node.children[-1] if node.children else node
+            path.reverse()
+            assert [(n.tag, n.start, n.end, n.partial) for n in path] == [
+                (t, st_, b, True) for t, st_ in zip(growth.tags, growth.starts, strict=True)
+            ]
+            if read:
+                assert s.result == now
+            last = now
+        else:
+            last = s.feed(text[a:b])
+            assert last == parser.parse(text[:b], partial=True)
+    assert s.text == text
+    assert s.finish() == parser.parse(text)
+
+
+def test_extend_refuses_text_that_may_start_a_marker() -> None:
+    s = (tag("c", until("</x>")) + "</x>").stream()
+    assert not s.extend("a")  # nothing fed yet
+    s.feed("ab")
+    g = s.growth()
+    assert g is not None and (g.tags, g.starts) == (("c",), (0,))
+    assert not s.extend("c<")  # "<" may start the delimiter: held back, the node would not grow to the end
+    assert not s.extend("c</x>")
+    assert not s.extend("\ud800")  # an undecodable byte fails the leaf
+    assert s.extend("c<y d")  # "<" followed by what is no delimiter's start
+    assert s.text == "abc<y d"
+    assert s.feed("</x>").status is S
+    assert s.growth() is None and not s.extend("z")

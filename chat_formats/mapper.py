@@ -63,6 +63,7 @@ __all__ = [
     "IdPosition",
     "MappedCall",
     "MappedMessage",
+    "StringCache",
     "frontier",
     "generated_id",
     "json_string_text",
@@ -228,12 +229,41 @@ ArgCache = dict[int, tuple[AstNode, "ToolSpec | None", str, str, tuple[str, ...]
 text, warnings). A stream passes one so that each feed maps only the open argument of the open call."""
 
 
+StringCache = dict[int, tuple[int, str]]
+"""XML-style string values by start offset: (end, the JSON-escaped text up to that end). A stream passes one so
+that a growing value costs its new characters (the output only grows: the text of a span never changes)."""
+
+
+def _escaped(node: AstNode, cache: StringCache | None) -> str:
+    """The JSON-escaped text of ``node`` (no quotes), from ``cache`` plus what the node gained since."""
+    if cache is None:
+        return json.dumps(node.text, ensure_ascii=False)[1:-1]
+    hit = cache.get(node.start)
+    if hit is not None and hit[0] <= node.end:
+        text = hit[1] + _encode(node.text_from(hit[0]))[1:-1] if hit[0] < node.end else hit[1]
+    else:
+        text = _encode(node.text)[1:-1]
+        if len(cache) > 64:
+            cache.clear()
+    cache[node.start] = (node.end, text)
+    return text
+
+
+_encode = json.encoder.encode_basestring  # json.dumps of a str with ensure_ascii=False, without the dispatch
+
+
 def _xml_arguments(
-    below: _Below, spec: ToolSpec | None, complete: bool, warnings: list[str], cache: ArgCache | None = None
+    below: _Below,
+    spec: ToolSpec | None,
+    complete: bool,
+    warnings: list[str],
+    cache: ArgCache | None = None,
+    strings: StringCache | None = None,
 ) -> tuple[str, int, tuple[int, int]]:
     """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams), the
     offset up to which that text represents the call's text (-1: no argument yet) and the span of the open
-    string value the text ends with (see :attr:`MappedCall.open_string`); ``cache``: see :data:`ArgCache`."""
+    string value the text ends with (see :attr:`MappedCall.open_string`); ``cache``: see :data:`ArgCache`,
+    ``strings``: :data:`StringCache`."""
     parts: list[str] = []
     seen: set[str] = set()
     where = spec.name if spec else "tool call"
@@ -275,7 +305,7 @@ def _xml_arguments(
                 break
             body = _python_value(python_node.text, f"{where}.{key}", warnings)
         elif string_node is not None:
-            body = '"' + json.dumps(string_node.text, ensure_ascii=False)[1:-1] + ('"' if closed else "")
+            body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
         elif json_node is not None and closed:
             body = _typed_value(json_node.text, prop, f"{where}.{key}", warnings)
         else:
@@ -375,10 +405,12 @@ def map_call(
     final: bool,
     warnings: list[str],
     arg_cache: ArgCache | None = None,
+    string_cache: StringCache | None = None,
 ) -> MappedCall | None:
     """The call of the ``TOOL`` node ``node`` (the ``index``-th of the message), or None while it may not be
     published yet (name incomplete, or the id may still come); warnings appended. Cost O(nodes of the call),
-    closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1)."""
+    closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
+    ``string_cache`` (:data:`StringCache`) their new characters."""
     below = _Below(node)
     name = below.value(TOOL_NAME)
     if name is None:
@@ -406,7 +438,7 @@ def map_call(
         # closer): the first argument, or the closer, decides between "{…" and "{}".
         arguments = ""
     else:
-        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache)
+        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache, string_cache)
     end = node.end if complete else max(end, _head_of_call_end(node, below))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")

@@ -154,8 +154,10 @@ class ChatStream:
         if self._finished:
             raise StreamClosedError("feed() after finish()")
         fast = self._fast
-        if fast is not None and self._peg.extend(delta):
-            return self._emit_extension(fast, delta) if delta else []
+        if fast is not None:
+            grown = self._peg.extend(delta)
+            if grown is not None:
+                return self._emit_extension(fast, grown) if grown else []
         if self._failed is None:
             result = self._peg.feed(delta)
             if result.status is not Status.FAIL:

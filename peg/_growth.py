@@ -2,15 +2,15 @@
 
 Most of a model's output extends one growing text — content, reasoning, a JSON string, an XML parameter value —
 that no marker the parser waits for can interrupt. After a feed whose partial result stopped *inside a text
-scanner* (an ``until`` leaf or a JSON string) with nothing held back, the result for a longer text is the same
-tree with the live path's nodes ending later, as long as the new text
+scanner* (an ``until`` leaf or a JSON string), the result for a longer text is the same tree with the live
+path's nodes ending at the new end of the text, as long as the *held* text (what the last result left out at
+the end: the start of a delimiter, a dangling escape; usually nothing) followed by the new text
 
 * for ``until``: contains no delimiter, and no suffix of it is the start of one (that would be held back; the
-  text before it held nothing back, so a delimiter cannot start there and end in the new text — a suffix of
-  the old text starting far enough back to be a delimiter's start would have been held), and no undecodable
+  text before the held text holds no delimiter start, or the scan would have held it), and no undecodable
   character (a lone surrogate fails the leaf);
-* for a JSON string: is a run of string characters and *complete* escapes (the old text ended with no dangling
-  escape), so the scan stays inside the string and ends at the new end.
+* for a JSON string: is a run of string characters and *complete* escapes, so the scan stays inside the string
+  and ends at the new end.
 
 :class:`Growth` says which text qualifies (:meth:`Growth.accepts`) and which nodes grow (``tags``, ``starts``,
 innermost first). :meth:`peg.Stream.extend` uses it to append such text in O(its length); the machine scans
@@ -35,27 +35,33 @@ class Growth:
     """Text that only lengthens the live path of a partial parse: see the module docstring.
 
     ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
-    first; each ends at the end of the text and keeps doing so for accepted text."""
+    first; they end where the last result ended, and at the end of the text after accepted text. ``held``: the
+    text after that end (usually ''); accepted text grows the nodes by ``held + more``."""
 
-    __slots__ = ("_delims", "_first", "_plain", "starts", "tags")
+    __slots__ = ("_delims", "_first", "_plain", "held", "starts", "tags")
 
     def __init__(
         self,
         tags: tuple[str, ...],
         starts: tuple[int, ...],
+        held: str,
         plain: re.Pattern[str],
         delims: tuple[str, ...] = (),
         first: re.Pattern[str] | None = None,
     ) -> None:
         self.tags = tags
         self.starts = starts
+        self.held = held
         self._plain = plain  # text it matches whole is accepted at once
         self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
         self._first = first
 
     def accepts(self, more: str) -> bool:
-        """Whether appending ``more`` only lengthens the live path. Cost O(len(more)) (one C-level match, or
-        for an ``until`` chunk holding a delimiter's first character, a check at each such character)."""
+        """Whether appending ``more`` makes the live path end at the end of the text, with nothing else
+        changed. Cost O(len(more)) (one C-level match, or for an ``until`` chunk holding a delimiter's first
+        character, a check at each such character)."""
+        if self.held:
+            more = self.held + more
         if self._plain.fullmatch(more) is not None:
             return True
         first = self._first
@@ -71,8 +77,8 @@ class Growth:
 
 def growth_of(machine: Machine, end: int) -> Growth | None:
     """The growth of ``machine`` after a partial run that needed more input and ended at ``end``, or None
-    when the run did not stop inside a text scanner with nothing held back (``end`` below the text's end),
-    or a look-ahead or atomic group lies on the live path. Cost O(depth of the live path)."""
+    when the run did not stop inside a text scanner, or a look-ahead or atomic group lies on the live path.
+    Cost O(depth of the live path + held text)."""
     snap = machine.snapshot
     if (
         snap is None
@@ -80,7 +86,6 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         or snap.stack is None
         or snap.stack is not machine.plan_stack
         or machine.tracer is not None
-        or end != len(machine.text)
     ):
         return None
     steps = machine.plan[0]
@@ -89,13 +94,15 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     tags = tuple(fop.tag for _, fop, _, _ in steps)
     starts = tuple(start for _, _, start, _ in steps)
     op: Any = snap.op
+    text = machine.text
+    held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
         if not op.delims:
-            return Growth(tags, starts, _NO_SURROGATE)
-        plain = _plain_until(op)
-        return Growth(tags, starts, plain, op.delims, op.first)
-    if op.kind == K_JSON and snap.resume is not None and snap.resume[0] == STRING_MODE:
-        return Growth(tags, starts, STRING_BODY)
+            return Growth(tags, starts, held, _NO_SURROGATE)
+        return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
+    resume = snap.resume
+    if op.kind == K_JSON and resume is not None and resume[0] == STRING_MODE and resume[1] == end:
+        return Growth(tags, starts, held, STRING_BODY)  # inside a string: ``held`` is a dangling escape
     return None
 
 

@@ -112,17 +112,21 @@ class Stream:
             self._growth = g
         return g  # type: ignore[return-value]
 
-    def extend(self, more: str) -> bool:
+    def extend(self, more: str) -> str | None:
         """Append ``more`` without parsing it now if it only lengthens the live path (:meth:`growth` accepts
-        it): then the partial result is the last one with those nodes ending ``len(more)`` characters later,
-        and True is returned. Otherwise nothing is appended and False is returned (``feed`` it instead).
-        Cost O(len(more))."""
+        it): then the partial result is the last one with those nodes ending at the new end of the text, and
+        the text they grew by is returned (the growth's ``held`` text, usually '', then ``more``). Otherwise
+        nothing is appended and None is returned (``feed`` it instead). Cost O(len(more))."""
         g = self.growth()
         if g is None or type(more) is not str or not g.accepts(more):
-            return False
+            return None
+        grown = more
+        if g.held:
+            grown = g.held + more
+            g.held = ""  # the text now ends with the live path
         if more:
             self._pending.append(more)
-        return True
+        return grown
 
     def _flush(self) -> None:
         """Append the text taken by :meth:`extend` to the machine's (it holds no undecodable character)."""

@@ -160,8 +160,10 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
     for a, b in itertools.pairwise(points):
         more = text[a:b]
         growth = s.growth()
-        if growth is not None and s.extend(more):
+        grown = s.extend(more) if growth is not None else None
+        if grown is not None:
             assert last is not None and last.status is M
+            assert grown == text[last.end : b]
             now = parser.parse(text[:b], partial=True)
             # The same tree, the live path's nodes (tags and starts as growth says) ending at the new end.
             assert now.status is M and now.end == b
@@ -186,14 +188,29 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
 
 def test_extend_refuses_text_that_may_start_a_marker() -> None:
     s = (tag("c", until("</x>")) + "</x>").stream()
-    assert not s.extend("a")  # nothing fed yet
+    assert s.extend("a") is None  # nothing fed yet
     s.feed("ab")
     g = s.growth()
-    assert g is not None and (g.tags, g.starts) == (("c",), (0,))
-    assert not s.extend("c<")  # "<" may start the delimiter: held back, the node would not grow to the end
-    assert not s.extend("c</x>")
-    assert not s.extend("\ud800")  # an undecodable byte fails the leaf
-    assert s.extend("c<y d")  # "<" followed by what is no delimiter's start
+    assert g is not None and (g.tags, g.starts, g.held) == (("c",), (0,), "")
+    assert s.extend("c<") is None  # "<" may start the delimiter: held back, the node would not reach the end
+    assert s.extend("c</x>") is None
+    assert s.extend("\ud800") is None  # an undecodable byte fails the leaf
+    assert s.extend("c<y d") == "c<y d"  # "<" followed by what is no delimiter's start
     assert s.text == "abc<y d"
     assert s.feed("</x>").status is S
-    assert s.growth() is None and not s.extend("z")
+    assert s.growth() is None and s.extend("z") is None
+
+
+def test_extend_continues_after_held_text() -> None:
+    s = (tag("c", until("</x>")) + "</x>").stream()
+    assert s.feed("ab</").end == 2
+    g = s.growth()
+    assert g is not None and g.held == "</"
+    assert s.extend("") is None and s.extend("x") is None  # still the start of the delimiter
+    assert s.extend("y z") == "</y z"  # the held text was no delimiter: the node grows by it and the new text
+    assert s.result == (tag("c", until("</x>")) + "</x>").parse("ab</y z", partial=True)
+    j = (tag("s", json()) + end()).stream()
+    assert j.feed('"a\\').end == 2  # a dangling escape is held
+    assert j.extend("nb") == "\\nb"
+    assert j.extend("\\") is None
+    assert j.finish().status is F

@@ -39,7 +39,20 @@ from gbnf_backend import PegchatError
 from peg import ParseResult, Status
 
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
-from .builder import CONTENT, CONTENT_JSON_STRING, REASONING, TOOL, TOOL_ARG_STRING_VALUE, TOOL_ARGS
+from .builder import (
+    BLOCK,
+    CONTENT,
+    CONTENT_JSON_STRING,
+    REASONING,
+    TOOL,
+    TOOL_ARG,
+    TOOL_ARG_CLOSE,
+    TOOL_ARG_OPEN,
+    TOOL_ARG_STRING_VALUE,
+    TOOL_ARGS,
+    TOOL_CLOSE,
+    TOOL_OPEN,
+)
 from .mapper import MappedCall, MappedMessage, new_salt
 from .messages import ChatDelta, ChatMessage, DeltaFunction, DeltaToolCall, arguments_delta, text_delta
 
@@ -204,19 +217,22 @@ class ChatStream:
 
     # --- the fast lane --------------------------------------------------------------------------------------------
     def _arm(self, result: ParseResult) -> None:
-        """After an ordinary feed: open the fast lane when every field is in sync and the last piece sent is the
-        node peg grows (same start, ending at the end of the text), else close it. Cost O(depth of the live
-        path)."""
+        """After an ordinary feed: open the fast lane when every field is in sync and either the last piece sent
+        is the node peg grows (same start, ending where the parse ends) or the live path holds no node whose end
+        or text the mapper shows; else close it. Cost O(depth of the live path)."""
         self._fast = None
         growth_ = self._peg.growth() if self._fast_lane else None
         if growth_ is None or not (self._role_sent and all(self._synced)):
             return
         tags, starts = growth_.tags, growth_.starts
-        at = 0
-        while at < len(tags) and not tags[at]:
-            at += 1  # rule nodes (tag '') inside the text node: the mapper never looks at them
-        if at == len(tags):
+        if all(t in _SILENT_TAGS for t in tags):
+            self._fast = (_SILENT, None)  # e.g. inside a marker: the mapped message cannot change
             return
+        if growth_.literal:
+            return  # the literal's text would show in a node that shows text
+        at = 0
+        while not tags[at]:
+            at += 1  # rule nodes (tag '') inside the text node: the mapper never looks at them
         inner, outer = tags[at], tags[at + 1 :]
         grown = (starts[at], result.end)
         if inner in _TEXTS:
@@ -244,6 +260,8 @@ class ChatStream:
     def _emit_extension(self, fast: tuple[int, Any], more: str) -> list[ChatDelta]:
         """The deltas of a feed on the fast lane: ``more`` extends the node the lane targets."""
         kind, target = fast
+        if kind == _SILENT:
+            return []
         if kind in (_CONTENT, _REASONING):
             tail: list[tuple[int, int]] = target
             start, end = tail[-1]
@@ -445,7 +463,10 @@ class ChatStream:
         return out
 
 
-_REASONING, _CONTENT, _ARGS, _STRING = range(4)
+_REASONING, _CONTENT, _ARGS, _STRING, _SILENT = range(5)
 _TEXTS = (REASONING, CONTENT)
 _MAPPED_WHOLE = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING, TOOL))  # the mapper does not look inside
+# Tags whose nodes the mapper reads only for their presence, children and partial flag (an end it reads goes into
+# MappedCall.end, which no delta shows): a live path of these can grow without changing the mapped message.
+_SILENT_TAGS = frozenset(("", BLOCK, TOOL, TOOL_OPEN, TOOL_CLOSE, TOOL_ARG, TOOL_ARG_OPEN, TOOL_ARG_CLOSE))
 _escape = json.encoder.encode_basestring  # JSON string literal of a text (non-ASCII kept), as json.dumps does

@@ -12,6 +12,9 @@ the end: the start of a delimiter, a dangling escape; usually nothing) followed 
 * for a JSON string: is a run of string characters and *complete* escapes, so the scan stays inside the string
   and ends at the new end.
 
+The same holds inside a *literal* (a marker) cut by the end of the text: text that continues it without
+completing it leaves the parse as it was, the live path ending later (a chat stream then has nothing to send).
+
 :class:`Growth` says which text qualifies (:meth:`Growth.accepts`) and which nodes grow (``tags``, ``starts``,
 innermost first). :meth:`peg.Stream.extend` uses it to append such text in O(its length); the machine scans
 it at the next feed exactly as if it had been fed then (any chunking gives the same parse).
@@ -22,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._compile import K_JSON, K_UNTIL
+from ._compile import K_JSON, K_LIT, K_UNTIL
 from ._json import STRING_BODY, STRING_MODE
 from ._packrat import CALL_MODE, NODE_STEP, Machine
 
@@ -38,7 +41,7 @@ class Growth:
     first; they end where the last result ended, and at the end of the text after accepted text. ``held``: the
     text after that end (usually ''); accepted text grows the nodes by ``held + more``."""
 
-    __slots__ = ("_delims", "_first", "_plain", "held", "starts", "tags")
+    __slots__ = ("_delims", "_first", "_plain", "_rest", "held", "literal", "starts", "tags")
 
     def __init__(
         self,
@@ -48,6 +51,7 @@ class Growth:
         plain: re.Pattern[str],
         delims: tuple[str, ...] = (),
         first: re.Pattern[str] | None = None,
+        rest: str | None = None,
     ) -> None:
         self.tags = tags
         self.starts = starts
@@ -55,11 +59,16 @@ class Growth:
         self._plain = plain  # text it matches whole is accepted at once
         self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
         self._first = first
+        self._rest = rest  # a cut literal: what is still missing of it
+        self.literal = rest is not None  # whether the live leaf is a literal (whose text no node shows)
 
     def accepts(self, more: str) -> bool:
         """Whether appending ``more`` makes the live path end at the end of the text, with nothing else
         changed. Cost O(len(more)) (one C-level match, or for an ``until`` chunk holding a delimiter's first
         character, a check at each such character)."""
+        rest = self._rest
+        if rest is not None:
+            return len(more) < len(rest) and rest.startswith(more)
         if self.held:
             more = self.held + more
         if self._plain.fullmatch(more) is not None:
@@ -73,6 +82,15 @@ class Growth:
                 if tail.startswith(d) or d.startswith(tail):
                     return False  # a delimiter here, or the start of one held back
         return True
+
+    def advance(self, more: str) -> str:
+        """After ``more`` (accepted) was appended: what the live path grew by (``held + more``); the growth now
+        describes the longer text."""
+        if self._rest is not None:
+            self._rest = self._rest[len(more) :]
+        if self.held:
+            more, self.held = self.held + more, ""
+        return more
 
 
 def growth_of(machine: Machine, end: int) -> Growth | None:
@@ -89,7 +107,7 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     ):
         return None
     steps = machine.plan[0]
-    if not steps or any(kind != NODE_STEP for kind, _, _, _ in steps):
+    if any(kind != NODE_STEP for kind, _, _, _ in steps):
         return None
     tags = tuple(fop.tag for _, fop, _, _ in steps)
     starts = tuple(start for _, _, start, _ in steps)
@@ -100,6 +118,8 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         if not op.delims:
             return Growth(tags, starts, held, _NO_SURROGATE)
         return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
+    if op.kind == K_LIT and end == len(text):  # a literal cut by the end (it needs more input)
+        return Growth(tags, starts, "", _NO_SURROGATE, rest=op.text[end - snap.pos :])
     resume = snap.resume
     if op.kind == K_JSON and resume is not None and resume[0] == STRING_MODE and resume[1] == end:
         return Growth(tags, starts, held, STRING_BODY)  # inside a string: ``held`` is a dangling escape

@@ -120,13 +120,9 @@ class Stream:
         g = self.growth()
         if g is None or type(more) is not str or not g.accepts(more):
             return None
-        grown = more
-        if g.held:
-            grown = g.held + more
-            g.held = ""  # the text now ends with the live path
         if more:
             self._pending.append(more)
-        return grown
+        return g.advance(more)
 
     def _flush(self) -> None:
         """Append the text taken by :meth:`extend` to the machine's (it holds no undecodable character)."""

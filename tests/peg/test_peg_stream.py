@@ -214,3 +214,16 @@ def test_extend_continues_after_held_text() -> None:
     assert j.extend("nb") == "\\nb"
     assert j.extend("\\") is None
     assert j.finish().status is F
+
+
+def test_extend_inside_a_cut_literal() -> None:
+    parser = tag("c", until("<")) + "<|start|>" + tag("d", until("!"))
+    s = parser.stream()
+    s.feed("ab<|st")
+    g = s.growth()
+    assert g is not None and g.literal and g.tags == ()
+    assert s.extend("art|") == "art|"  # still a proper prefix of the literal: nothing changes but the end
+    assert s.extend(">") is None  # completes it: the parse moves on
+    assert s.extend("x") is None  # no longer the literal
+    assert s.feed(">x").nodes[-1].text == "x"
+    assert s.finish() == parser.parse("ab<|start|>x")

@@ -6,18 +6,19 @@ scanner* (an ``until`` leaf or a JSON string), the result for a longer text is t
 path's nodes ending at the new end of the text, as long as the *held* text (what the last result left out at
 the end: the start of a delimiter, a dangling escape; usually nothing) followed by the new text
 
-* for ``until``: contains no delimiter, and no suffix of it is the start of one (that would be held back; the
-  text before the held text holds no delimiter start, or the scan would have held it), and no undecodable
-  character (a lone surrogate fails the leaf);
-* for a JSON string: is a run of string characters and *complete* escapes, so the scan stays inside the string
-  and ends at the new end.
+* for ``until``: contains no delimiter (the text before the held text holds no delimiter start, or the scan
+  would have held it) and no undecodable character (a lone surrogate fails the leaf); a suffix of it that is
+  the start of a delimiter is held back again;
+* for a JSON string: is a run of string characters and complete escapes, then perhaps a dangling escape (held
+  back again), so the scan stays inside the string.
 
 The same holds inside a *literal* (a marker) cut by the end of the text: text that continues it without
 completing it leaves the parse as it was, the live path ending later (a chat stream then has nothing to send).
 
-:class:`Growth` says which text qualifies (:meth:`Growth.accepts`) and which nodes grow (``tags``, ``starts``,
-innermost first). :meth:`peg.Stream.extend` uses it to append such text in O(its length); the machine scans
-it at the next feed exactly as if it had been fed then (any chunking gives the same parse).
+:class:`Growth` says which text qualifies and what the live path grows by (:meth:`Growth.take`), and which
+nodes grow (``tags``, ``starts``, innermost first). :meth:`peg.Stream.extend` uses it to append such text in
+O(its length); the machine scans it at the next feed exactly as if it had been fed then (any chunking gives
+the same parse).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import re
 from typing import Any
 
 from ._compile import K_JSON, K_LIT, K_UNTIL
-from ._json import STRING_BODY, STRING_MODE
+from ._json import ESCAPE_PREFIX, STRING_BODY, STRING_MODE
 from ._packrat import CALL_MODE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
@@ -38,8 +39,8 @@ class Growth:
     """Text that only lengthens the live path of a partial parse: see the module docstring.
 
     ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
-    first; they end where the last result ended, and at the end of the text after accepted text. ``held``: the
-    text after that end (usually ''); accepted text grows the nodes by ``held + more``."""
+    first; they end where the last result ended. ``held``: the text after that end (usually ''); ``literal``:
+    whether the live leaf is a cut literal (text no node shows)."""
 
     __slots__ = ("_delims", "_first", "_plain", "_rest", "held", "literal", "starts", "tags")
 
@@ -62,35 +63,46 @@ class Growth:
         self._rest = rest  # a cut literal: what is still missing of it
         self.literal = rest is not None  # whether the live leaf is a literal (whose text no node shows)
 
-    def accepts(self, more: str) -> bool:
-        """Whether appending ``more`` makes the live path end at the end of the text, with nothing else
-        changed. Cost O(len(more)) (one C-level match, or for an ``until`` chunk holding a delimiter's first
-        character, a check at each such character)."""
+    def take(self, more: str) -> str | None:
+        """If appending ``more`` only moves the end of the live path (nothing else of the parse changes), the
+        text it moves over — ``held + more`` minus what is held back now (the start of a delimiter, a dangling
+        escape) — and the growth then describes the longer text; else None (and nothing changes). Cost
+        O(len(more)): one C-level match, or for an ``until`` chunk holding a delimiter's first character, a
+        check at each such character."""
         rest = self._rest
         if rest is not None:
-            return len(more) < len(rest) and rest.startswith(more)
-        if self.held:
-            more = self.held + more
-        if self._plain.fullmatch(more) is not None:
-            return True
-        first = self._first
-        if first is None or _NO_SURROGATE.fullmatch(more) is None:
-            return False
-        for m in first.finditer(more):
-            tail = more[m.start() :]
-            for d in self._delims:
-                if tail.startswith(d) or d.startswith(tail):
-                    return False  # a delimiter here, or the start of one held back
-        return True
+            if len(more) < len(rest) and rest.startswith(more):
+                self._rest = rest[len(more) :]
+                return more
+            return None
+        text = self.held + more if self.held else more
+        if self._plain.fullmatch(text) is not None:
+            self.held = ""
+            return text
+        cut = self._cut(text)
+        if cut < 0:
+            return None
+        self.held = text[cut:]
+        return text[:cut]
 
-    def advance(self, more: str) -> str:
-        """After ``more`` (accepted) was appended: what the live path grew by (``held + more``); the growth now
-        describes the longer text."""
-        if self._rest is not None:
-            self._rest = self._rest[len(more) :]
-        if self.held:
-            more, self.held = self.held + more, ""
-        return more
+    def _cut(self, text: str) -> int:
+        """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
+        leave the text scanner: the start of the text it holds back; else -1."""
+        first = self._first
+        if first is None:  # a JSON string: a run of string characters and whole escapes, then a dangling escape
+            cut = STRING_BODY.match(text).end()  # type: ignore[union-attr]
+            return cut if ESCAPE_PREFIX.match(text, cut) is not None else -1
+        if _NO_SURROGATE.fullmatch(text) is None:
+            return -1
+        cut = len(text)
+        for m in first.finditer(text):
+            tail = text[m.start() :]
+            for d in self._delims:
+                if tail.startswith(d):
+                    return -1  # a delimiter: the scan ends here
+                if cut == len(text) and d.startswith(tail):
+                    cut = m.start()  # the first start of a delimiter that the end cuts: held back
+        return cut
 
 
 def growth_of(machine: Machine, end: int) -> Growth | None:

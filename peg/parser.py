@@ -113,16 +113,17 @@ class Stream:
         return g  # type: ignore[return-value]
 
     def extend(self, more: str) -> str | None:
-        """Append ``more`` without parsing it now if it only lengthens the live path (:meth:`growth` accepts
-        it): then the partial result is the last one with those nodes ending at the new end of the text, and
-        the text they grew by is returned (the growth's ``held`` text, usually '', then ``more``). Otherwise
-        nothing is appended and None is returned (``feed`` it instead). Cost O(len(more))."""
+        """Append ``more`` without parsing it now if it only moves the end of the live path (see
+        :meth:`Growth.take`): then the partial result is the last one with those nodes ending later, by the
+        returned text (the growth's ``held`` text and ``more``, minus what is held back now; often ``more``).
+        Otherwise nothing is appended and None is returned (``feed`` it instead). Cost O(len(more))."""
         g = self.growth()
-        if g is None or type(more) is not str or not g.accepts(more):
+        if g is None or type(more) is not str:
             return None
-        if more:
+        grown = g.take(more)
+        if grown is not None and more:
             self._pending.append(more)
-        return g.advance(more)
+        return grown
 
     def _flush(self) -> None:
         """Append the text taken by :meth:`extend` to the machine's (it holds no undecodable character)."""

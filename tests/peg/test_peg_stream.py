@@ -163,10 +163,11 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
         grown = s.extend(more) if growth is not None else None
         if grown is not None:
             assert last is not None and last.status is M
-            assert grown == text[last.end : b]
+            grown_end = last.end + len(grown)
+            assert grown == text[last.end : grown_end] and text[grown_end:b] == growth.held
             now = parser.parse(text[:b], partial=True)
-            # The same tree, the live path's nodes (tags and starts as growth says) ending at the new end.
-            assert now.status is M and now.end == b
+            # The same tree, the live path's nodes (tags and starts as growth says) ending later by ``grown``.
+            assert now.status is M and now.end == grown_end
             assert _shape(now.nodes, len(growth.tags)) == _shape(last.nodes, len(growth.tags))
             node, path = now.nodes[-1], []
             for _ in growth.tags:
@@ -174,7 +175,7 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
                 node = node.children[-1] if node.children else node
             path.reverse()
             assert [(n.tag, n.start, n.end, n.partial) for n in path] == [
-                (t, st_, b, True) for t, st_ in zip(growth.tags, growth.starts, strict=True)
+                (t, st_, grown_end, True) for t, st_ in zip(growth.tags, growth.starts, strict=True)
             ]
             if read:
                 assert s.result == now
@@ -186,33 +187,37 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
     assert s.finish() == parser.parse(text)
 
 
-def test_extend_refuses_text_that_may_start_a_marker() -> None:
-    s = (tag("c", until("</x>")) + "</x>").stream()
+def test_extend_refuses_text_that_ends_the_scan() -> None:
+    parser = tag("c", until("</x>")) + "</x>"
+    s = parser.stream()
     assert s.extend("a") is None  # nothing fed yet
     s.feed("ab")
     g = s.growth()
     assert g is not None and (g.tags, g.starts, g.held) == (("c",), (0,), "")
-    assert s.extend("c<") is None  # "<" may start the delimiter: held back, the node would not reach the end
-    assert s.extend("c</x>") is None
+    assert s.extend("c<") == "c" and g.held == "<"  # "<" may start the delimiter: held back
+    assert s.extend("/x>") is None  # completes the delimiter: the scan ends
     assert s.extend("\ud800") is None  # an undecodable byte fails the leaf
-    assert s.extend("c<y d") == "c<y d"  # "<" followed by what is no delimiter's start
+    assert s.extend("y d") == "<y d"  # the held "<" started no delimiter after all
     assert s.text == "abc<y d"
     assert s.feed("</x>").status is S
     assert s.growth() is None and s.extend("z") is None
 
 
 def test_extend_continues_after_held_text() -> None:
-    s = (tag("c", until("</x>")) + "</x>").stream()
+    parser = tag("c", until("</x>")) + "</x>"
+    s = parser.stream()
     assert s.feed("ab</").end == 2
     g = s.growth()
     assert g is not None and g.held == "</"
-    assert s.extend("") is None and s.extend("x") is None  # still the start of the delimiter
-    assert s.extend("y z") == "</y z"  # the held text was no delimiter: the node grows by it and the new text
-    assert s.result == (tag("c", until("</x>")) + "</x>").parse("ab</y z", partial=True)
+    assert s.extend("") == "" and s.extend("x") == ""  # still the start of the delimiter: held
+    assert s.extend("y z") == "</xy z"  # it was no delimiter: the node grows by the held text and the new text
+    assert s.result == parser.parse("ab</xy z", partial=True)
     j = (tag("s", json()) + end()).stream()
     assert j.feed('"a\\').end == 2  # a dangling escape is held
     assert j.extend("nb") == "\\nb"
-    assert j.extend("\\") is None
+    assert j.extend("c\\u00") == "c"  # a new dangling escape
+    assert j.extend("e9d") == "\\u00e9d"
+    assert j.extend('"') is None  # the string ends
     assert j.finish().status is F
 
 

@@ -146,17 +146,21 @@ class ChatDelta(BaseModel):
 
 # Deltas built without validation, for the stream's hot path: the values are valid by construction (strings and
 # an index), and pydantic's validating ``__init__`` would cost about as much as the rest of a feed. The objects
-# are the ones ``model_construct`` makes — equal to validated ones, with the same ``model_fields_set``.
+# are the ones ``model_construct`` makes — equal to validated ones, with the same ``model_fields_set``. The four
+# instance slots of a pydantic model are set through their descriptors (no attribute lookup per object).
 _new = object.__new__
-_set = object.__setattr__
+_set_dict = object.__dict__["__setattr__"]
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _built(cls: type[Any], values: dict[str, Any], fields_set: set[str]) -> Any:
     obj = _new(cls)
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", fields_set)
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set_dict(obj, "__dict__", values)
+    _set_fields(obj, fields_set)
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 

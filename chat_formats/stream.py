@@ -225,7 +225,7 @@ class ChatStream:
         if growth_ is None or not (self._role_sent and all(self._synced)):
             return
         tags, starts = growth_.tags, growth_.starts
-        if all(t in _SILENT_TAGS for t in tags):
+        if _SILENT_TAGS.issuperset(tags):
             self._fast = (_SILENT, None)  # e.g. inside a marker: the mapped message cannot change
             return
         if growth_.literal:
@@ -236,7 +236,7 @@ class ChatStream:
         inner, outer = tags[at], tags[at + 1 :]
         grown = (starts[at], result.end)
         if inner in _TEXTS:
-            if any(t in _MAPPED_WHOLE for t in outer):
+            if not _MAPPED_WHOLE.isdisjoint(outer):
                 return  # inside a call or another text node: not mapped as a text of its own
             if inner == CONTENT:
                 tail = self._tails[1]
@@ -247,7 +247,7 @@ class ChatStream:
                 if tail and tail[-1] == grown:
                     self._fast = (_REASONING, tail)
         elif inner in (TOOL_ARGS, TOOL_ARG_STRING_VALUE) and self._calls:
-            if outer.count(TOOL) != 1 or any(t in _TEXTS or t == CONTENT_JSON_STRING for t in outer):
+            if outer.count(TOOL) != 1 or not _TEXT_TAGS.isdisjoint(outer):
                 return
             sent = self._calls[-1]
             if sent.complete:
@@ -465,6 +465,7 @@ class ChatStream:
 
 _REASONING, _CONTENT, _ARGS, _STRING, _SILENT = range(5)
 _TEXTS = (REASONING, CONTENT)
+_TEXT_TAGS = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING))
 _MAPPED_WHOLE = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING, TOOL))  # the mapper does not look inside
 # Tags whose nodes the mapper reads only for their presence, children and partial flag (an end it reads goes into
 # MappedCall.end, which no delta shows): a live path of these can grow without changing the mapped message.

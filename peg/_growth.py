@@ -118,11 +118,14 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         or machine.tracer is not None
     ):
         return None
-    steps = machine.plan[0]
-    if any(kind != NODE_STEP for kind, _, _, _ in steps):
-        return None
-    tags = tuple(fop.tag for _, fop, _, _ in steps)
-    starts = tuple(start for _, _, start, _ in steps)
+    tag_list: list[str] = []
+    start_list: list[int] = []
+    for kind, fop, start, _ in machine.plan[0]:
+        if kind != NODE_STEP:
+            return None
+        tag_list.append(fop.tag)
+        start_list.append(start)
+    tags, starts = tuple(tag_list), tuple(start_list)
     op: Any = snap.op
     text = machine.text
     held = text[end:] if end < len(text) else ""

@@ -9,8 +9,10 @@ the end: the start of a delimiter, a dangling escape; usually nothing) followed 
 * for ``until``: contains no delimiter (the text before the held text holds no delimiter start, or the scan
   would have held it) and no undecodable character (a lone surrogate fails the leaf); a suffix of it that is
   the start of a delimiter is held back again;
-* for a JSON string: is a run of string characters and complete escapes, then perhaps a dangling escape (held
-  back again), so the scan stays inside the string.
+* for a JSON value: leaves the JSON scanner, continued over it from where the machine's scan stopped (its
+  resume state), still needing more input — inside a string that is one C-level match of the string body;
+  the scanner's own rules say what is shown (a dangling escape, a cut literal, a number's last characters
+  are held back).
 
 The same holds inside a *literal* (a marker) cut by the end of the text: text that continues it without
 completing it leaves the parse as it was, the live path ending later (a chat stream then has nothing to send).
@@ -27,8 +29,8 @@ import re
 from typing import Any
 
 from ._compile import K_JSON, K_LIT, K_UNTIL
-from ._json import ESCAPE_PREFIX, STRING_BODY, STRING_MODE
-from ._packrat import CALL_MODE, NODE_STEP, Machine
+from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_json
+from ._packrat import CALL_MODE, MORE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
 
@@ -42,7 +44,7 @@ class Growth:
     first; they end where the last result ended. ``held``: the text after that end (usually ''); ``literal``:
     whether the live leaf is a cut literal (text no node shows)."""
 
-    __slots__ = ("_delims", "_first", "_plain", "_rest", "held", "literal", "starts", "tags")
+    __slots__ = ("_delims", "_first", "_json", "_plain", "_rest", "held", "literal", "starts", "tags")
 
     def __init__(
         self,
@@ -62,6 +64,7 @@ class Growth:
         self._first = first
         self._rest = rest  # a cut literal: what is still missing of it
         self.literal = rest is not None  # whether the live leaf is a literal (whose text no node shows)
+        self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
     def take(self, more: str) -> str | None:
         """If appending ``more`` only moves the end of the live path (nothing else of the parse changes), the
@@ -75,6 +78,12 @@ class Growth:
                 self._rest = rest[len(more) :]
                 return more
             return None
+        scan = self._json
+        if scan is not None:
+            grown = scan.take(more)
+            if grown is not None:
+                self.held = scan.text[scan.shown :]
+            return grown
         text = self.held + more if self.held else more
         if self._plain.fullmatch(text) is not None:
             self.held = ""
@@ -89,10 +98,7 @@ class Growth:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
         leave the text scanner: the start of the text it holds back; else -1."""
         first = self._first
-        if first is None:  # a JSON string: a run of string characters and whole escapes, then a dangling escape
-            cut = STRING_BODY.match(text).end()  # type: ignore[union-attr]
-            return cut if ESCAPE_PREFIX.match(text, cut) is not None else -1
-        if _NO_SURROGATE.fullmatch(text) is None:
+        if first is None or _NO_SURROGATE.fullmatch(text) is None:
             return -1
         cut = len(text)
         for m in first.finditer(text):
@@ -135,10 +141,46 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
     if op.kind == K_LIT and end == len(text):  # a literal cut by the end (it needs more input)
         return Growth(tags, starts, "", _NO_SURROGATE, rest=op.text[end - snap.pos :])
-    resume = snap.resume
-    if op.kind == K_JSON and resume is not None and resume[0] == STRING_MODE and resume[1] == end:
-        return Growth(tags, starts, held, STRING_BODY)  # inside a string: ``held`` is a dangling escape
+    resume: JsonResume | None = snap.resume
+    if op.kind == K_JSON and resume is not None:
+        growth = Growth(tags, starts, held, _NO_SURROGATE)
+        base = min(resume[1], end)
+        growth._json = _JsonScan(op.jkind, text[base:], (resume[0], resume[1] - base, *resume[2:]), end - base)
+        return growth
     return None
+
+
+class _JsonScan:
+    """A JSON scan continued over the text after the live path's end, as the machine would continue it.
+
+    ``text``: the text from an offset ``base`` (never stored) on; ``resume``: the scanner's resume state with
+    positions relative to ``base``; ``shown``: where the live path ends, relative to ``base``. After each
+    take the text is cut down to what the scan may still look at, so it stays short."""
+
+    __slots__ = ("kind", "resume", "shown", "text")
+
+    def __init__(self, kind: str, text: str, resume: JsonResume, shown: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.resume = resume
+        self.shown = shown
+
+    def take(self, more: str) -> str | None:
+        """What the live path grows by when ``more`` is appended (None if the scan then stops needing more
+        input: the value ends or fails). Cost: a string run is one C-level match, other characters a step of
+        the scanner each."""
+        resume = self.resume
+        if not self.text and resume[0] == STRING_MODE and STRING_BODY.fullmatch(more) is not None:
+            return more  # the common case: still inside a string, nothing held (the state does not change)
+        text = self.text + more
+        status, end, where, _ = scan_json(self.kind, text, 0, resume, True)
+        if status != MORE or where is None or end < self.shown:
+            return None
+        grown = text[self.shown : end]
+        cut = min(where[1], end)  # the scan looks at nothing before its resume position
+        self.text, self.shown = text[cut:], end - cut
+        self.resume = (where[0], where[1] - cut, *where[2:])
+        return grown
 
 
 _PLAIN: dict[tuple[str, ...], re.Pattern[str]] = {}

@@ -138,6 +138,7 @@ GROWING = [
         "ab<y c</x x\n y</x>q!",
     ),
     (tag("s", json()) + end(), '{"a": "long \\" text \\u00e9 <>\\n", "b": ["x\\\\y"]}'),
+    (tag("a", tag("v", json()) + "!"), '[[1, 22.5e3, {"k": [true, null, "x\\u00e9"]}], -0.5, [[[]]], 7]!'),
 ]
 
 
@@ -169,10 +170,10 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
             # The same tree, the live path's nodes (tags and starts as growth says) ending later by ``grown``.
             assert now.status is M and now.end == grown_end
             assert _shape(now.nodes, len(growth.tags)) == _shape(last.nodes, len(growth.tags))
-            node, path = now.nodes[-1], []
+            path, level = [], now.nodes
             for _ in growth.tags:
-                path.append(node)
-                node = node.children[-1] if node.children else node
+                path.append(level[-1])
+                level = level[-1].children
             path.reverse()
             assert [(n.tag, n.start, n.end, n.partial) for n in path] == [
                 (t, st_, grown_end, True) for t, st_ in zip(growth.tags, growth.starts, strict=True)

@@ -47,7 +47,10 @@ from .builder import (
     TOOL,
     TOOL_ARG,
     TOOL_ARG_CLOSE,
+    TOOL_ARG_CONVERTED_VALUE,
+    TOOL_ARG_JSON_VALUE,
     TOOL_ARG_OPEN,
+    TOOL_ARG_PYTHON_VALUE,
     TOOL_ARG_STRING_VALUE,
     TOOL_ARGS,
     TOOL_CLOSE,
@@ -225,7 +228,7 @@ class ChatStream:
         if growth_ is None or not (self._role_sent and all(self._synced)):
             return
         tags, starts = growth_.tags, growth_.starts
-        if _SILENT_TAGS.issuperset(tags):
+        if _SILENT_TAGS.issuperset(tags) or all(t in _SILENT_TAGS or t.startswith(_CONVERTED) for t in tags):
             self._fast = (_SILENT, None)  # e.g. inside a marker: the mapped message cannot change
             return
         if growth_.literal:
@@ -467,7 +470,22 @@ _REASONING, _CONTENT, _ARGS, _STRING, _SILENT = range(5)
 _TEXTS = (REASONING, CONTENT)
 _TEXT_TAGS = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING))
 _MAPPED_WHOLE = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING, TOOL))  # the mapper does not look inside
-# Tags whose nodes the mapper reads only for their presence, children and partial flag (an end it reads goes into
-# MappedCall.end, which no delta shows): a live path of these can grow without changing the mapped message.
-_SILENT_TAGS = frozenset(("", BLOCK, TOOL, TOOL_OPEN, TOOL_CLOSE, TOOL_ARG, TOOL_ARG_OPEN, TOOL_ARG_CLOSE))
+# Tags whose nodes the mapper reads only for their presence, children and partial flag while they are open (an
+# end it reads goes into MappedCall.end, which no delta shows; JSON, Python and converted values are held back
+# until their argument closes): a live path of these can grow without changing the mapped message.
+_SILENT_TAGS = frozenset(
+    (
+        "",
+        BLOCK,
+        TOOL,
+        TOOL_OPEN,
+        TOOL_CLOSE,
+        TOOL_ARG,
+        TOOL_ARG_OPEN,
+        TOOL_ARG_CLOSE,
+        TOOL_ARG_JSON_VALUE,
+        TOOL_ARG_PYTHON_VALUE,
+    )
+)
+_CONVERTED = TOOL_ARG_CONVERTED_VALUE
 _escape = json.encoder.encode_basestring  # JSON string literal of a text (non-ASCII kept), as json.dumps does

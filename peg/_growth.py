@@ -30,7 +30,7 @@ from typing import Any
 
 from ._compile import K_JSON, K_LIT, K_UNTIL
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_json
-from ._packrat import CALL_MODE, MORE, NODE_STEP, Machine
+from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
 
@@ -113,7 +113,8 @@ class Growth:
 
 def growth_of(machine: Machine, end: int) -> Growth | None:
     """The growth of ``machine`` after a partial run that needed more input and ended at ``end``, or None
-    when the run did not stop inside a text scanner, or a look-ahead or atomic group lies on the live path.
+    when the run did not stop inside a text scanner or a literal, or a look-ahead lies on the live path (the
+    nodes inside an open atomic group are not shown, so they are not among the growing nodes).
     Cost O(depth of the live path + held text)."""
     snap = machine.snapshot
     if (
@@ -127,10 +128,14 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     tag_list: list[str] = []
     start_list: list[int] = []
     for kind, fop, start, _ in machine.plan[0]:
-        if kind != NODE_STEP:
+        if kind == NODE_STEP:
+            tag_list.append(fop.tag)
+            start_list.append(start)
+        elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
+            tag_list.clear()
+            start_list.clear()
+        else:  # a look-ahead: the path above it ends where it starts
             return None
-        tag_list.append(fop.tag)
-        start_list.append(start)
     tags, starts = tuple(tag_list), tuple(start_list)
     op: Any = snap.op
     text = machine.text

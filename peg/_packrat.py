@@ -51,6 +51,7 @@ from .ast import AstNode
 
 __all__ = [
     "CALL_MODE",
+    "DROP_STEP",
     "FAIL",
     "MORE",
     "NODE_STEP",
@@ -430,7 +431,8 @@ class Machine:
 
 
 _NODE, _DROP, _LOOK = range(3)
-CALL_MODE, NODE_STEP = _CALL, _NODE  # for peg._growth: a snapshot entering a leaf; a plan step making a node
+# For peg._growth: a snapshot entering a leaf; plan steps making a node, dropping the nodes of an atomic group.
+CALL_MODE, NODE_STEP, DROP_STEP = _CALL, _NODE, _DROP
 Plan = tuple[tuple[tuple[int, Any, int, tuple[AstNode, ...]], ...], tuple[AstNode, ...]]
 
 

@@ -20,12 +20,14 @@ While every field has been sent whole (the normal case), the diff starts from th
 tail; any irregularity (peg changed its path, a field diverged, whitespace held back) takes the full diff,
 which compares whole texts with what was sent.
 
-The fast lane: most feeds only extend the text being written — reasoning, content, a JSON argument string, an
-XML parameter value — with characters that cannot start any marker the parser waits for. After a feed whose
-last sent piece is exactly the node peg is growing (:meth:`peg.Stream.growth`), such a delta is handed to
-``peg.Stream.extend`` (appended, parsed with the next ordinary feed) and sent as it is (JSON-escaped inside an
-XML string value): no parse, no mapping, no diff. The deltas are the ones the ordinary path would send for
-the same feed, since then the whole change of the parse is that node ending later.
+The fast lane: most feeds only extend the text being written — reasoning, content, a JSON argument, an XML
+parameter value — with characters that cannot start any marker the parser waits for, or continue a marker
+without completing it. After a feed whose last sent piece is exactly the node peg is growing
+(:meth:`peg.Stream.growth`), or whose live path holds no node the mapper shows (a marker, a value held back
+until its closer), such a delta is handed to ``peg.Stream.extend`` (appended, parsed with the next ordinary
+feed) and what the node grew by is sent as it is (JSON-escaped inside an XML string value), or nothing: no
+parse, no mapping, no diff. The deltas are the ones the ordinary path would send for the same feed, since the
+whole change of the parse is that path ending later.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Most of a model's output extends one growing text — content, reasoning, a JSON string, an XML parameter value —
 that no marker the parser waits for can interrupt. After a feed whose partial result stopped *inside a text
-scanner* (an ``until`` leaf or a JSON string), the result for a longer text is the same tree with the live
+scanner* (an ``until`` leaf or a JSON value), the result for a longer text is the same tree with the live
 path's nodes ending at the new end of the text, as long as the *held* text (what the last result left out at
 the end: the start of a delimiter, a dangling escape; usually nothing) followed by the new text
 
@@ -41,8 +41,9 @@ class Growth:
     """Text that only lengthens the live path of a partial parse: see the module docstring.
 
     ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
-    first; they end where the last result ended. ``held``: the text after that end (usually ''); ``literal``:
-    whether the live leaf is a cut literal (text no node shows)."""
+    first (nodes inside an open atomic group are not shown and not listed); they end where the last result
+    ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal
+    (a marker being written)."""
 
     __slots__ = ("_delims", "_first", "_json", "_plain", "_rest", "held", "literal", "starts", "tags")
 
@@ -63,7 +64,7 @@ class Growth:
         self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
         self._first = first
         self._rest = rest  # a cut literal: what is still missing of it
-        self.literal = rest is not None  # whether the live leaf is a literal (whose text no node shows)
+        self.literal = rest is not None
         self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
     def take(self, more: str) -> str | None:

@@ -433,7 +433,7 @@ def map_call(
         arguments = args_node.text
         end = args_node.end
         span = (args_node.start, end)
-    elif not complete and not (below.args and TOOL_ARG_NAME in _Below(below.args[0]).first):
+    elif not complete and not (below.args and _named(below.args[0], arg_cache)):
         # Nothing yet (the first argument has no atomic opener: a ``<`` alone may still start the call's
         # closer): the first argument, or the closer, decides between "{…" and "{}".
         arguments = ""
@@ -443,6 +443,12 @@ def map_call(
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
     return MappedCall(name, call_id, arguments, complete, end, span, open_string)
+
+
+def _named(arg: AstNode, cache: ArgCache | None) -> bool:
+    """Whether the ``tool-arg`` node ``arg`` has a name node (a closed argument in ``cache`` has one)."""
+    hit = cache.get(id(arg)) if cache is not None else None
+    return (hit is not None and hit[0] is arg) or TOOL_ARG_NAME in _Below(arg).first
 
 
 def _head_of_call_end(node: AstNode, below: _Below) -> int:

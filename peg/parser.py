@@ -151,7 +151,12 @@ class Stream:
         """Append ``more`` and return the partial result. Cost ~ len(more) + depth of the live path."""
         m = self._machine
         if self._pending:
-            self._flush()
+            if type(more) is str:  # one copy of the text instead of two
+                self._pending.append(more)
+                more = "".join(self._pending)
+                self._pending.clear()
+            else:
+                self._flush()
         self._growth = _UNKNOWN
         if type(more) is str and not self._finished and self._decoder is None:
             # The common case, inlined: one text piece of a decoded stream.

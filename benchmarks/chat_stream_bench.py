@@ -5,10 +5,12 @@ Every case feeds an output ~4 characters at a time through ``ChatFormat.stream()
 per group — whether the per-token cost is flat: the ratio of µs/token of the largest case to the smallest (1.0
 is perfectly flat; a cost linear in the output size per feed shows as ~the size ratio).
 
-Groups: many calls (glm-4.5, hermes, qwen3-coder; ``--calls``), long outputs (content only, and gpt-oss with
-reasoning, content and calls; ``--kb``), deep nesting (hermes and kimi-k2 calls whose argument is ``[[[…]]]``;
-``--nest-kb``). ``--peg`` also prints the time of peg's incremental parse alone (what the chat layer adds is the
-difference).
+Groups: the common 20 kB shapes (content only; reasoning + content; one Hermes call with a 13 kB JSON string
+argument; one Qwen3-Coder and one GLM-4.5 XML call with a 19 kB parameter value; gpt-oss), many calls (glm-4.5,
+hermes, qwen3-coder; ``--calls``), long outputs (content only, and gpt-oss with reasoning, content and calls;
+``--kb``), deep nesting (hermes and kimi-k2 calls whose argument is ``[[[…]]]``; ``--nest-kb``). ``--peg`` also
+prints the time of peg's incremental parse alone (what the chat layer adds is the difference). Every stream time
+is the median of ``--repeat`` runs (default 3).
 
 Run: ``python benchmarks/chat_stream_bench.py`` (defaults: ``--calls 8 64 128 512 --kb 5 50 --nest-kb 5 50``).
 """
@@ -16,6 +18,8 @@ Run: ``python benchmarks/chat_stream_bench.py`` (defaults: ``--calls 8 64 128 51
 from __future__ import annotations
 
 import argparse
+import random
+import statistics
 import time
 from collections.abc import Callable
 
@@ -36,7 +40,21 @@ NEST_TOOLS = [
         "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {}}}},
     }
 ]
+WRITE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+            },
+        },
+    }
+]
 STEP = 4
+REPEAT = 3
 
 
 def glm(n: int) -> str:
@@ -108,6 +126,62 @@ def kimi_nested(kb: int) -> str:
     )
 
 
+def _code(size: int, seed: int = 7) -> str:
+    """About ``size`` characters of Python-like code (quotes, backslashes, tabs, newlines)."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    total = 0
+    while total < size:
+        i = len(lines)
+        line = rng.choice(
+            [
+                f'    value_{i} = parse("{{\\"k\\": {i}}}")  # tab\there',
+                f"def handler_{i}(event, ctx):",
+                f"    if event.kind == 'item_{i}' and ctx.count > {i}:",
+                f"        return [x * {i} for x in ctx.values if x]",
+                "",
+            ]
+        )
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(lines)
+
+
+def shape_content(kb: int) -> str:
+    """Content only (hermes)."""
+    return _words(kb * 1000)
+
+
+def shape_reasoning(kb: int) -> str:
+    """Half reasoning, half content (hermes, ``<think>``)."""
+    return f"<think>{_words(kb * 500)}</think>\n\n{_words(kb * 500)}"
+
+
+def shape_hermes_call(kb: int) -> str:
+    """Reasoning, content and one Hermes call whose JSON ``content`` argument is ~65% of the text."""
+    import json
+
+    args = {"path": "src/handlers.py", "content": _code(kb * 650)}
+    call = json.dumps({"name": "write_file", "arguments": args})
+    return f"<think>{_words(kb * 250)}</think>\n\n{_words(kb * 100)}<tool_call>\n{call}\n</tool_call>"
+
+
+def shape_qwen3_coder(kb: int) -> str:
+    """One Qwen3-Coder call whose ``content`` parameter is nearly all of the text."""
+    return (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/handlers.py\n</parameter>\n"
+        f"<parameter=content>\n{_code(kb * 1000 - 150)}\n</parameter>\n</function>\n</tool_call>"
+    )
+
+
+def shape_glm(kb: int) -> str:
+    """One GLM-4.5 call whose ``content`` value is nearly all of the text."""
+    return (
+        "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/handlers.py</arg_value>\n"
+        f"<arg_key>content</arg_key>\n<arg_value>{_code(kb * 1000 - 150)}</arg_value>\n</tool_call>"
+    )
+
+
 def measure(name: str, tools: list[dict[str, object]], text: str, *, peg: bool) -> tuple[float, float, float, float]:
     """(parse s, stream s, stream s per fed token, peg-only s per fed token or 0) in CPU time."""
     fmt = get_format(name, tools=tools)
@@ -115,30 +189,42 @@ def measure(name: str, tools: list[dict[str, object]], text: str, *, peg: bool) 
     t = time.thread_time()
     fmt.parse(text)
     parse = time.thread_time() - t
-    t = time.thread_time()
-    stream = fmt.stream()
-    for i in range(0, len(text), STEP):
-        stream.feed(text[i : i + STEP])
-    stream.finish()
-    streamed = time.thread_time() - t
+    pieces = [text[i : i + STEP] for i in range(0, len(text), STEP)]
+    runs: list[float] = []
+    for _ in range(REPEAT):
+        t = time.thread_time()
+        stream = fmt.stream()
+        for piece in pieces:
+            stream.feed(piece)
+        stream.finish()
+        runs.append(time.thread_time() - t)
+    streamed = statistics.median(runs)
     peg_only = 0.0
     if peg:
-        raw = fmt.definition.parser.stream()
-        t = time.thread_time()
-        for i in range(0, len(text), STEP):
-            raw.feed(text[i : i + STEP])
-        raw.finish()
-        peg_only = (time.thread_time() - t) / tokens
+        peg_runs: list[float] = []
+        for _ in range(REPEAT):
+            raw = fmt.definition.parser.stream()
+            t = time.thread_time()
+            for piece in pieces:
+                raw.feed(piece)
+            raw.finish()
+            peg_runs.append(time.thread_time() - t)
+        peg_only = statistics.median(peg_runs) / tokens
     return parse, streamed, streamed / tokens, peg_only
 
 
 Case = tuple[str, list[dict[str, object]], Callable[[int], str]]
 
 
+def label(name: str, make: Callable[[int], str]) -> str:
+    """``format/case`` for a row (the case is the generator's name without its ``shape_`` prefix)."""
+    return f"{name}/{make.__name__.removeprefix('shape_')}"
+
+
 def run_group(title: str, cases: list[Case], sizes: list[int], unit: str, *, peg: bool) -> None:
     """Print one line per case and size, then the flatness ratio per case."""
     print(f"\n## {title}")
-    head = f"{'format':14} {unit:>6} {'bytes':>7} {'parse ms':>9} {'stream ms':>10} {'us/token':>9} {'ratio':>6}"
+    head = f"{'case':24} {unit:>6} {'bytes':>7} {'parse ms':>9} {'stream ms':>10} {'us/token':>9} {'ratio':>6}"
     print(head + (f" {'peg us/tok':>10}" if peg else ""))
     for name, tools, make in cases:
         per: list[float] = []
@@ -147,12 +233,13 @@ def run_group(title: str, cases: list[Case], sizes: list[int], unit: str, *, peg
             parse, streamed, per_token, peg_only = measure(name, tools, text, peg=peg)
             per.append(per_token)
             line = (
-                f"{name:14} {n:6} {len(text):7} {parse * 1e3:9.1f} {streamed * 1e3:10.0f} "
+                f"{label(name, make):24} {n:6} {len(text):7} {parse * 1e3:9.1f} {streamed * 1e3:10.0f} "
                 f"{per_token * 1e6:9.1f} {streamed / max(parse, 1e-9):6.0f}"
             )
             print(line + (f" {peg_only * 1e6:10.1f}" if peg else ""))
         if len(per) > 1:
-            print(f"{name:14} flat? us/token at {unit} {sizes[-1]} / at {sizes[0]} = {per[-1] / per[0]:.2f}")
+            flat = per[-1] / per[0]
+            print(f"{label(name, make):24} flat? us/token at {unit} {sizes[-1]} / at {sizes[0]} = {flat:.2f}")
 
 
 def main() -> None:
@@ -162,9 +249,23 @@ def main() -> None:
     ap.add_argument("--kb", type=int, nargs="+", default=[5, 50], help="sizes of the long outputs, kB")
     ap.add_argument("--nest-kb", type=int, nargs="+", default=[5, 50], help="sizes of the nested arguments, kB")
     ap.add_argument("--peg", action="store_true", help="also time peg's incremental parse alone")
-    ap.add_argument("--only", choices=["calls", "long", "nested"], nargs="+", help="run only these groups")
+    ap.add_argument("--shape-kb", type=int, nargs="+", default=[20], help="sizes of the common shapes, kB")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per case (the median is printed)")
+    ap.add_argument("--only", choices=["shapes", "calls", "long", "nested"], nargs="+", help="run only these groups")
     args = ap.parse_args()
-    groups = set(args.only or ["calls", "long", "nested"])
+    global REPEAT
+    REPEAT = max(1, args.repeat)
+    groups = set(args.only or ["shapes", "calls", "long", "nested"])
+    if "shapes" in groups:
+        shapes: list[Case] = [
+            ("hermes", TOOLS, shape_content),
+            ("hermes", TOOLS, shape_reasoning),
+            ("hermes", WRITE_TOOLS, shape_hermes_call),
+            ("qwen3-coder", WRITE_TOOLS, shape_qwen3_coder),
+            ("glm-4.5", WRITE_TOOLS, shape_glm),
+            ("gpt-oss", TOOLS, gpt_oss),
+        ]
+        run_group("common shapes", shapes, args.shape_kb, "kB", peg=args.peg)
     if "calls" in groups:
         calls: list[Case] = [("glm-4.5", TOOLS, glm), ("hermes", TOOLS, hermes), ("qwen3-coder", TOOLS, qwen3_coder)]
         run_group("many calls", calls, args.calls, "calls", peg=args.peg)

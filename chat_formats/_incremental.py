@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from peg import AstNode
 
 from .builder import CONTENT, CONTENT_JSON_STRING, REASONING, TOOL, ToolSpec
-from .mapper import ArgCache, IdPosition, MappedCall, json_string_text, map_call
+from .mapper import ArgCache, IdPosition, MappedCall, StringCache, json_string_text, map_call
 
 __all__ = ["IncrementalMapper", "Piece", "Sizes", "Step", "growth", "join"]
 
@@ -135,6 +135,7 @@ class IncrementalMapper:
         self.calls: list[MappedCall] = []
         self.warnings: list[str] = []
         self._args: ArgCache = {}  # the closed arguments of the open call, mapped once
+        self._strings: StringCache = {}  # XML string values escaped so far
 
     def _sizes(self) -> Sizes:
         return len(self.reasoning), len(self.content), len(self.calls), len(self.warnings)
@@ -213,7 +214,7 @@ class IncrementalMapper:
                 piece = json_string_text(node.text)
             elif tag == TOOL:
                 warnings: list[str] = []
-                call = map_call(node, tools, salt, index, id_position, False, warnings, self._args)
+                call = map_call(node, tools, salt, index, id_position, False, warnings, self._args, self._strings)
                 if call is None:
                     break  # an unpublished call: nothing after it can be published either (monotonicity)
                 index += 1

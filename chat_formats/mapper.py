@@ -63,6 +63,7 @@ __all__ = [
     "IdPosition",
     "MappedCall",
     "MappedMessage",
+    "StringCache",
     "frontier",
     "generated_id",
     "json_string_text",
@@ -82,7 +83,10 @@ class MappedCall:
     ``end``: the offset up to which the call's text is represented by these fields (the end of the call when
     complete; for an incomplete call, the end of its last published piece — what follows is not in the call);
     ``args_span``: ``(start, end)`` in the text when ``arguments`` is that text as written (JSON arguments), else
-    ``(-1, -1)`` (a stream diffs a growing span without comparing the texts)."""
+    ``(-1, -1)`` (a stream diffs a growing span without comparing the texts); ``open_string``: ``(start, end)``
+    of an XML-style string value still being written when ``arguments`` ends with that text JSON-escaped (its
+    closing quote not yet written), else ``(-1, -1)`` (a longer span from the same start adds its new
+    characters, escaped)."""
 
     name: str
     id: str
@@ -90,6 +94,7 @@ class MappedCall:
     complete: bool
     end: int = -1
     args_span: tuple[int, int] = (-1, -1)
+    open_string: tuple[int, int] = (-1, -1)
 
 
 @dataclass
@@ -224,16 +229,46 @@ ArgCache = dict[int, tuple[AstNode, "ToolSpec | None", str, str, tuple[str, ...]
 text, warnings). A stream passes one so that each feed maps only the open argument of the open call."""
 
 
+StringCache = dict[int, tuple[int, str]]
+"""XML-style string values by start offset: (end, the JSON-escaped text up to that end). A stream passes one so
+that a growing value costs its new characters (the output only grows: the text of a span never changes)."""
+
+
+def _escaped(node: AstNode, cache: StringCache | None) -> str:
+    """The JSON-escaped text of ``node`` (no quotes), from ``cache`` plus what the node gained since."""
+    if cache is None:
+        return json.dumps(node.text, ensure_ascii=False)[1:-1]
+    hit = cache.get(node.start)
+    if hit is not None and hit[0] <= node.end:
+        text = hit[1] + _encode(node.text_from(hit[0]))[1:-1] if hit[0] < node.end else hit[1]
+    else:
+        text = _encode(node.text)[1:-1]
+        if len(cache) > 64:
+            cache.clear()
+    cache[node.start] = (node.end, text)
+    return text
+
+
+_encode = json.encoder.encode_basestring  # json.dumps of a str with ensure_ascii=False, without the dispatch
+
+
 def _xml_arguments(
-    below: _Below, spec: ToolSpec | None, complete: bool, warnings: list[str], cache: ArgCache | None = None
-) -> tuple[str, int]:
-    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams) and the
-    offset up to which that text represents the call's text (-1: no argument yet); ``cache``: see
-    :data:`ArgCache`."""
+    below: _Below,
+    spec: ToolSpec | None,
+    complete: bool,
+    warnings: list[str],
+    cache: ArgCache | None = None,
+    strings: StringCache | None = None,
+) -> tuple[str, int, tuple[int, int]]:
+    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams), the
+    offset up to which that text represents the call's text (-1: no argument yet) and the span of the open
+    string value the text ends with (see :attr:`MappedCall.open_string`); ``cache``: see :data:`ArgCache`,
+    ``strings``: :data:`StringCache`."""
     parts: list[str] = []
     seen: set[str] = set()
     where = spec.name if spec else "tool call"
     end = -1
+    open_string = (-1, -1)
     for arg in below.args:
         hit = cache.get(id(arg)) if cache is not None else None
         if hit is not None and hit[0] is arg and hit[1] is spec:
@@ -270,7 +305,7 @@ def _xml_arguments(
                 break
             body = _python_value(python_node.text, f"{where}.{key}", warnings)
         elif string_node is not None:
-            body = '"' + json.dumps(string_node.text, ensure_ascii=False)[1:-1] + ('"' if closed else "")
+            body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
         elif json_node is not None and closed:
             body = _typed_value(json_node.text, prop, f"{where}.{key}", warnings)
         else:
@@ -284,7 +319,12 @@ def _xml_arguments(
         seen.add(key)
         parts.append(head + body)
         if not closed:
-            end = string_node.end if string_node is not None else _head_end(arg, scan)
+            if string_node is not None:
+                end = string_node.end
+                if not complete:
+                    open_string = (string_node.start, end)
+            else:
+                end = _head_end(arg, scan)
             break
         end = arg.end
     text = "{" + ", ".join(parts)
@@ -294,7 +334,7 @@ def _xml_arguments(
             missing = [r for r in spec.required if r not in seen]
             if missing:
                 warnings.append(f"{where}: required argument(s) missing: {', '.join(missing)}")
-    return text, end
+    return text, end, open_string
 
 
 def _head_end(arg: AstNode, scan: _Below) -> int:
@@ -365,10 +405,12 @@ def map_call(
     final: bool,
     warnings: list[str],
     arg_cache: ArgCache | None = None,
+    string_cache: StringCache | None = None,
 ) -> MappedCall | None:
     """The call of the ``TOOL`` node ``node`` (the ``index``-th of the message), or None while it may not be
     published yet (name incomplete, or the id may still come); warnings appended. Cost O(nodes of the call),
-    closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1)."""
+    closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
+    ``string_cache`` (:data:`StringCache`) their new characters."""
     below = _Below(node)
     name = below.value(TOOL_NAME)
     if name is None:
@@ -386,21 +428,27 @@ def map_call(
     else:
         return None  # the id may still come: publishing now would send a generated id and then another
     end = -1
-    span = (-1, -1)
+    span = open_string = (-1, -1)
     if args_node is not None:
         arguments = args_node.text
         end = args_node.end
         span = (args_node.start, end)
-    elif not complete and not (below.args and TOOL_ARG_NAME in _Below(below.args[0]).first):
+    elif not complete and not (below.args and _named(below.args[0], arg_cache)):
         # Nothing yet (the first argument has no atomic opener: a ``<`` alone may still start the call's
         # closer): the first argument, or the closer, decides between "{…" and "{}".
         arguments = ""
     else:
-        arguments, end = _xml_arguments(below, spec, complete, warnings, arg_cache)
+        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache, string_cache)
     end = node.end if complete else max(end, _head_of_call_end(node, below))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
-    return MappedCall(name, call_id, arguments, complete, end, span)
+    return MappedCall(name, call_id, arguments, complete, end, span, open_string)
+
+
+def _named(arg: AstNode, cache: ArgCache | None) -> bool:
+    """Whether the ``tool-arg`` node ``arg`` has a name node (a closed argument in ``cache`` has one)."""
+    hit = cache.get(id(arg)) if cache is not None else None
+    return (hit is not None and hit[0] is arg) or TOOL_ARG_NAME in _Below(arg).first
 
 
 def _head_of_call_end(node: AstNode, below: _Below) -> int:

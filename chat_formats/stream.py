@@ -19,20 +19,47 @@ closed reasoning and content; see :mod:`chat_formats._incremental`), plus diffin
 While every field has been sent whole (the normal case), the diff starts from the previous feed's unsettled
 tail; any irregularity (peg changed its path, a field diverged, whitespace held back) takes the full diff,
 which compares whole texts with what was sent.
+
+The fast lane: most feeds only extend the text being written — reasoning, content, a JSON argument, an XML
+parameter value — with characters that cannot start any marker the parser waits for, or continue a marker
+without completing it. After a feed whose last sent piece is exactly the node peg is growing
+(:meth:`peg.Stream.growth`), or whose live path holds no node the mapper shows (a marker, a value held back
+until its closer), such a delta is handed to ``peg.Stream.extend`` (appended, parsed with the next ordinary
+feed) and what the node grew by is sent as it is (JSON-escaped inside an XML string value), or nothing: no
+parse, no mapping, no diff. The deltas are the ones the ordinary path would send for the same feed, since the
+whole change of the parse is that path ending later.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gbnf_backend import PegchatError
 from peg import ParseResult, Status
 
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
+from .builder import (
+    BLOCK,
+    CONTENT,
+    CONTENT_JSON_STRING,
+    REASONING,
+    TOOL,
+    TOOL_ARG,
+    TOOL_ARG_CLOSE,
+    TOOL_ARG_CONVERTED_VALUE,
+    TOOL_ARG_JSON_VALUE,
+    TOOL_ARG_OPEN,
+    TOOL_ARG_PYTHON_VALUE,
+    TOOL_ARG_STRING_VALUE,
+    TOOL_ARGS,
+    TOOL_CLOSE,
+    TOOL_OPEN,
+)
 from .mapper import MappedCall, MappedMessage, new_salt
-from .messages import ChatDelta, ChatMessage, DeltaFunction, DeltaToolCall
+from .messages import ChatDelta, ChatMessage, DeltaFunction, DeltaToolCall, arguments_delta, text_delta
 
 if TYPE_CHECKING:
     from ._assembly import Assembled, Assembler, Fallback
@@ -47,7 +74,8 @@ class StreamClosedError(PegchatError, RuntimeError):
 @dataclass
 class _SentCall:
     """A call as sent: name, id, arguments as the pieces sent (joined when read), whether sent complete, and
-    the text span the arguments were when they were written verbatim (see ``MappedCall.args_span``)."""
+    the text span the arguments were when they were written verbatim (see ``MappedCall.args_span``), the span
+    of the open string value they end with (``MappedCall.open_string``)."""
 
     name: str
     id: str
@@ -55,6 +83,7 @@ class _SentCall:
     length: int = 0
     complete: bool = False
     span: tuple[int, int] = (-1, -1)
+    open_string: tuple[int, int] = (-1, -1)
 
     @property
     def arguments(self) -> str:
@@ -117,6 +146,11 @@ class ChatStream:
         self._finished = False
         self._warnings: list[str] = []
         self._finish_reason: str | None = None
+        # The fast lane (module docstring): what a pure extension of the text grows, or None. Kinds: _REASONING
+        # and _CONTENT (target: the tail list whose last span grows), _ARGS (the sent call whose argument span
+        # grows), _STRING (the sent call whose open string value grows).
+        self._fast: tuple[int, Any] | None = None
+        self._fast_lane = True  # False: every feed takes the ordinary path (tests compare the two; benchmarks)
 
     @property
     def text(self) -> str:
@@ -137,11 +171,19 @@ class ChatStream:
         model output."""
         if self._finished:
             raise StreamClosedError("feed() after finish()")
+        fast = self._fast
+        if fast is not None:
+            grown = self._peg.extend(delta)
+            if grown is not None:
+                return self._emit_extension(fast, grown) if grown else []
         if self._failed is None:
             result = self._peg.feed(delta)
             if result.status is not Status.FAIL:
-                return self._emit_step(self._mapper.update(result.nodes, len(self.text)))
+                out = self._emit_step(self._mapper.update(result.nodes, len(self.text)))
+                self._arm(result)
+                return out
             # A failure is definitive.
+            self._fast = None
             self._failed = self._asm.fallback(self.text, result, final=True, salt=self.salt)
         else:
             self._after_failure.append(delta)
@@ -155,6 +197,7 @@ class ChatStream:
         if self._finished:
             raise StreamClosedError("finish() called twice")
         self._finished = True
+        self._fast = None
         final: ParseResult = (
             self._peg.finish() if self._failed is None else self._asm.definition.parser.parse(self.text)
         )
@@ -176,6 +219,75 @@ class ChatStream:
     def chunks(self, deltas: list[ChatDelta], **chunk_fields: object) -> list[dict[str, object]]:
         """``deltas`` as ``chat.completion.chunk`` dicts (``chunk_id``, ``created``, ``model`` may be given)."""
         return [d.to_chunk(reasoning_field=self.reasoning_field, **chunk_fields) for d in deltas]  # type: ignore[arg-type]
+
+    # --- the fast lane --------------------------------------------------------------------------------------------
+    def _arm(self, result: ParseResult) -> None:
+        """After an ordinary feed: open the fast lane when every field is in sync and either the last piece sent
+        is the node peg grows (same start, ending where the parse ends) or the live path holds no node whose end
+        or text the mapper shows; else close it. Cost O(depth of the live path)."""
+        self._fast = None
+        growth_ = self._peg.growth() if self._fast_lane else None
+        if growth_ is None or not (self._role_sent and all(self._synced)):
+            return
+        tags, starts = growth_.tags, growth_.starts
+        if _SILENT_TAGS.issuperset(tags) or all(t in _SILENT_TAGS or t.startswith(_CONVERTED) for t in tags):
+            self._fast = (_SILENT, None)  # e.g. inside a marker: the mapped message cannot change
+            return
+        if growth_.literal:
+            return  # the literal's text would show in a node that shows text
+        at = 0
+        while not tags[at]:
+            at += 1  # rule nodes (tag '') inside the text node: the mapper never looks at them
+        inner, outer = tags[at], tags[at + 1 :]
+        grown = (starts[at], result.end)
+        if inner in _TEXTS:
+            if not _MAPPED_WHOLE.isdisjoint(outer):
+                return  # inside a call or another text node: not mapped as a text of its own
+            if inner == CONTENT:
+                tail = self._tails[1]
+                if self._content.length and tail and tail[-1] == grown:
+                    self._fast = (_CONTENT, tail)
+            else:
+                tail = self._tails[0]
+                if tail and tail[-1] == grown:
+                    self._fast = (_REASONING, tail)
+        elif inner in (TOOL_ARGS, TOOL_ARG_STRING_VALUE) and self._calls:
+            if outer.count(TOOL) != 1 or not _TEXT_TAGS.isdisjoint(outer):
+                return
+            sent = self._calls[-1]
+            if sent.complete:
+                return
+            if inner == TOOL_ARGS and sent.span == grown:
+                self._fast = (_ARGS, sent)
+            elif inner == TOOL_ARG_STRING_VALUE and sent.open_string == grown:
+                self._fast = (_STRING, sent)
+
+    def _emit_extension(self, fast: tuple[int, Any], more: str) -> list[ChatDelta]:
+        """The deltas of a feed on the fast lane: ``more`` extends the node the lane targets."""
+        kind, target = fast
+        if kind == _SILENT:
+            return []
+        if kind in (_CONTENT, _REASONING):
+            tail: list[tuple[int, int]] = target
+            start, end = tail[-1]
+            tail[-1] = (start, end + len(more))
+            if kind == _CONTENT:
+                self._content.add(more)
+                return [text_delta("content", more)]
+            self._reasoning.add(more)
+            return [text_delta("reasoning_content", more)]
+        call: _SentCall = target
+        if kind == _ARGS:
+            start, end = call.span
+            call.span = (start, end + len(more))
+            grown = more
+        else:
+            start, end = call.open_string
+            call.open_string = (start, end + len(more))
+            grown = _escape(more)[1:-1]
+        call.parts.append(grown)
+        call.length += len(grown)
+        return [arguments_delta(len(self._calls) - 1, grown)]
 
     # --- diffing -------------------------------------------------------------------------------------------------
     def _grow(self, field: str, old: str, new: str) -> str:
@@ -269,7 +381,7 @@ class ChatStream:
             self._synced[0] = True
         if grown:
             self._reasoning.add(grown)
-            out.append(ChatDelta(reasoning_content=grown))
+            out.append(text_delta("reasoning_content", grown))
         grown = fast_content
         if grown is None:
             full = content()
@@ -298,7 +410,7 @@ class ChatStream:
         elif grown:
             self._content.add(grown)
         if grown:
-            out.append(ChatDelta(content=grown))
+            out.append(text_delta("content", grown))
         return out
 
     def _add_warnings(self, warnings: Sequence[str]) -> None:
@@ -324,9 +436,11 @@ class ChatStream:
                     break
                 if old.complete and call.complete:
                     continue  # sent whole: a complete call never changes
-                span = call.args_span
+                span, value = call.args_span, call.open_string
                 if source and span[0] >= 0 and old.span[0] == span[0] and old.span[1] <= span[1]:
                     grown = source[old.span[1] : span[1]]  # the output only grows: a longer span extends
+                elif source and value[0] >= 0 and old.open_string[0] == value[0] and old.open_string[1] <= value[1]:
+                    grown = _escape(source[old.open_string[1] : value[1]])[1:-1]  # the same value, longer
                 else:
                     old_args = old.arguments
                     grown = self._grow(f"tool call {i} arguments", old_args, call.arguments)
@@ -336,13 +450,14 @@ class ChatStream:
                 if grown:
                     old.parts.append(grown)
                     old.length += len(grown)
-                    fn = DeltaFunction(arguments=grown)
-                    out.append(ChatDelta(tool_calls=[DeltaToolCall(index=i, function=fn)]))
+                    out.append(arguments_delta(i, grown))
                 old.complete = call.complete
                 old.span = span
+                old.open_string = value
             else:
+                args = call.arguments
                 sent.append(
-                    _SentCall(call.name, call.id, [call.arguments], len(call.arguments), call.complete, call.args_span)
+                    _SentCall(call.name, call.id, [args], len(args), call.complete, call.args_span, call.open_string)
                 )
                 fn = DeltaFunction(name=call.name, arguments=call.arguments)
                 out.append(ChatDelta(tool_calls=[DeltaToolCall(index=i, id=call.id, type="function", function=fn)]))
@@ -351,3 +466,28 @@ class ChatStream:
             synced = False
         self._synced[2] = synced
         return out
+
+
+_REASONING, _CONTENT, _ARGS, _STRING, _SILENT = range(5)
+_TEXTS = (REASONING, CONTENT)
+_TEXT_TAGS = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING))
+_MAPPED_WHOLE = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING, TOOL))  # the mapper does not look inside
+# Tags whose nodes the mapper reads only for their presence, children and partial flag while they are open (an
+# end it reads goes into MappedCall.end, which no delta shows; JSON, Python and converted values are held back
+# until their argument closes): a live path of these can grow without changing the mapped message.
+_SILENT_TAGS = frozenset(
+    (
+        "",
+        BLOCK,
+        TOOL,
+        TOOL_OPEN,
+        TOOL_CLOSE,
+        TOOL_ARG,
+        TOOL_ARG_OPEN,
+        TOOL_ARG_CLOSE,
+        TOOL_ARG_JSON_VALUE,
+        TOOL_ARG_PYTHON_VALUE,
+    )
+)
+_CONVERTED = TOOL_ARG_CONVERTED_VALUE
+_escape = json.encoder.encode_basestring  # JSON string literal of a text (non-ASCII kept), as json.dumps does

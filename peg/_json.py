@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["Containers", "JsonResume", "scan_json"]
+__all__ = ["ESCAPE_PREFIX", "STRING_BODY", "STRING_MODE", "Containers", "JsonResume", "scan_json"]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
 
@@ -49,6 +49,9 @@ _EXPECTED = {
 
 # Scanner modes. Whitespace-skipping modes skip [ \t\n\r]* first.
 _VALUE, _AFTER, _ARR_FIRST, _OBJ_FIRST, _KEY_WS, _COLON, _VALUE_WS, _STR, _KEY, _RESTART = range(10)
+# For peg._growth: the mode of a scan inside a string, what the inside of a string may hold (whole escapes), a
+# dangling escape at the end.
+STRING_MODE, STRING_BODY, ESCAPE_PREFIX = _STR, _STR_BODY, _ESCAPE_PREFIX
 
 # The open containers, innermost first, as a persistent linked list of "a" (array) / "o" (object) cells: pushing,
 # popping and keeping it in a resume state are O(1), so a stream fed one character at a time inside 100,000

@@ -49,7 +49,19 @@ from ._compile import (
 from ._json import scan_json
 from .ast import AstNode
 
-__all__ = ["FAIL", "MORE", "NO_BAD_OFFSET", "SUCCESS", "Machine", "Snapshot", "Tracer", "flatten"]
+__all__ = [
+    "CALL_MODE",
+    "DROP_STEP",
+    "FAIL",
+    "MORE",
+    "NODE_STEP",
+    "NO_BAD_OFFSET",
+    "SUCCESS",
+    "Machine",
+    "Snapshot",
+    "Tracer",
+    "flatten",
+]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
 _CALL, _RET = 0, 1
@@ -419,6 +431,8 @@ class Machine:
 
 
 _NODE, _DROP, _LOOK = range(3)
+# For peg._growth: a snapshot entering a leaf; plan steps making a node, dropping the nodes of an atomic group.
+CALL_MODE, NODE_STEP, DROP_STEP = _CALL, _NODE, _DROP
 Plan = tuple[tuple[tuple[int, Any, int, tuple[AstNode, ...]], ...], tuple[AstNode, ...]]
 
 

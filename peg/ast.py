@@ -45,6 +45,11 @@ class AstNode:
         """``input[start:end]``; cost O(end - start) (sliced on each access)."""
         return self._source[self.start : self.end]
 
+    def text_from(self, offset: int) -> str:
+        """``input[offset:end]``: the node's text from the input offset ``offset`` on (a growing node's new part);
+        cost O(end - offset)."""
+        return self._source[offset : self.end]
+
     def walk(self) -> Iterator[AstNode]:
         """This node and all nodes below it, pre-order (iterative: safe on very deep trees)."""
         todo = [self]

@@ -16,15 +16,17 @@ import codecs
 import re
 
 from ._compile import compile_program
+from ._growth import Growth, growth_of
 from ._nodes import Parser
 from ._packrat import FAIL, MORE, NO_BAD_OFFSET, SUCCESS, Machine, Result, Tracer
 from .ast import ParseResult, Status
 from .errors import ParseError, StreamClosedError
 
-__all__ = ["Stream", "decode", "first_invalid", "parse_text", "to_result"]
+__all__ = ["Growth", "Stream", "decode", "first_invalid", "parse_text", "to_result"]
 
 _STATUS = {SUCCESS: Status.SUCCESS, FAIL: Status.FAIL, MORE: Status.NEED_MORE_INPUT}
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_UNKNOWN: object = object()  # Stream._growth not computed yet for the last feed
 
 
 def decode(data: bytes, *, final: bool) -> str:
@@ -67,6 +69,10 @@ class Stream:
     ``feed(more)`` appends ``more`` and returns the partial result (as ``parser.parse(all_text, partial=True)``
     would); ``finish()`` returns the final result (as ``parser.parse(all_text)`` would). ``bytes`` may be fed:
     a character split across feeds is completed by the next feed. After ``finish()`` the stream is closed.
+
+    ``growth()`` and ``extend(more)``: the fast lane for text that only lengthens the nodes being written (see
+    :mod:`peg._growth`): such text is appended without parsing it now; the next ``feed`` or ``finish`` (or
+    reading ``result``) parses it with the rest, exactly as if it had been fed then.
     """
 
     def __init__(self, parser: Parser, *, trace: bool = False) -> None:
@@ -74,16 +80,55 @@ class Stream:
         self._decoder: codecs.IncrementalDecoder | None = None
         self._result: ParseResult | None = None
         self._finished = False
+        self._pending: list[str] = []  # text taken by extend() and not yet appended to the machine's
+        self._growth: Growth | object | None = _UNKNOWN
 
     @property
     def text(self) -> str:
         """Everything fed so far (decoded)."""
+        if self._pending:
+            self._flush()
         return self._machine.text
 
     @property
     def result(self) -> ParseResult | None:
-        """The result of the last feed or finish (None before the first)."""
+        """The result of the last feed or finish (None before the first); after :meth:`extend`, the partial
+        result of all the text (parsed on reading)."""
+        if self._pending:
+            self.feed("")
         return self._result
+
+    def growth(self) -> Growth | None:
+        """What :meth:`extend` accepts now and which nodes it lengthens: not None only after a feed whose
+        partial result needs more input, ends at the end of the text and stopped inside a text scanner (an
+        ``until`` or a JSON string) with only node-making combinators on the live path. Cost O(depth of the
+        live path) once per feed, then O(1)."""
+        g = self._growth
+        if g is _UNKNOWN:
+            r = self._result
+            g = None
+            if r is not None and not self._finished and self._decoder is None and r.status is Status.NEED_MORE_INPUT:
+                g = growth_of(self._machine, r.end)
+            self._growth = g
+        return g  # type: ignore[return-value]
+
+    def extend(self, more: str) -> str | None:
+        """Append ``more`` without parsing it now if it only moves the end of the live path (see
+        :meth:`Growth.take`): then the partial result is the last one with those nodes ending later, by the
+        returned text (the growth's ``held`` text and ``more``, minus what is held back now; often ``more``).
+        Otherwise nothing is appended and None is returned (``feed`` it instead). Cost O(len(more))."""
+        g = self.growth()
+        if g is None or type(more) is not str:
+            return None
+        grown = g.take(more)
+        if grown is not None and more:
+            self._pending.append(more)
+        return grown
+
+    def _flush(self) -> None:
+        """Append the text taken by :meth:`extend` to the machine's (it holds no undecodable character)."""
+        self._machine.text += "".join(self._pending)
+        self._pending.clear()
 
     def _append(self, more: str | bytes, *, final: bool) -> None:
         if self._finished:
@@ -105,6 +150,14 @@ class Stream:
     def feed(self, more: str | bytes) -> ParseResult:
         """Append ``more`` and return the partial result. Cost ~ len(more) + depth of the live path."""
         m = self._machine
+        if self._pending:
+            if type(more) is str:  # one copy of the text instead of two
+                self._pending.append(more)
+                more = "".join(self._pending)
+                self._pending.clear()
+            else:
+                self._flush()
+        self._growth = _UNKNOWN
         if type(more) is str and not self._finished and self._decoder is None:
             # The common case, inlined: one text piece of a decoded stream.
             if m.bad > len(m.text):
@@ -123,6 +176,9 @@ class Stream:
 
     def finish(self) -> ParseResult:
         """End the input and return the final result (the same as a one-shot ``parse`` of all the text)."""
+        if self._pending and not self._finished:
+            self._flush()
+        self._growth = None
         self._append("", final=True)
         self._finished = True
         self._result = to_result(self._machine.text, self._machine.run(partial=False))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import itertools
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import peg
-from peg import Status, chars, end, json, literal, optional, tag, until, zero_or_more
+from peg import Status, chars, end, json, literal, optional, tag, until, until_one_of, zero_or_more
 from peg.errors import PegchatError, StreamClosedError
 
 from .peg_support import json_call_format, xml_call_format
@@ -116,3 +119,117 @@ def test_empty_feeds_are_harmless() -> None:
     for piece in ["", "<think>", "", "x", "", "</think>", ""]:
         s.feed(piece)
     assert s.finish() == parser.parse("<think>x</think>")
+
+
+def _shape(nodes: tuple[peg.AstNode, ...], live: int) -> object:
+    """The nodes as nested tuples, with the end of the last ``live`` nodes of the rightmost path left out."""
+    out: list[object] = []
+    for i, node in enumerate(nodes):
+        last = live > 0 and i == len(nodes) - 1
+        kids = _shape(node.children, live - 1 if last else 0)
+        out.append((node.tag, node.rule, node.start, None if last else node.end, node.partial, kids))
+    return tuple(out)
+
+
+GROWING = [
+    *CASES,
+    (
+        tag("c", until_one_of(["</x>", "<y>", "\n\n"])) + optional("</x>" + tag("t", until("!"))),
+        "ab<y c</x x\n y</x>q!",
+    ),
+    (tag("s", json()) + end(), '{"a": "long \\" text \\u00e9 <>\\n", "b": ["x\\\\y"]}'),
+    (tag("a", tag("v", json()) + "!"), '[[1, 22.5e3, {"k": [true, null, "x\\u00e9"]}], -0.5, [[[]]], 7]!'),
+]
+
+
+@pytest.mark.parametrize(("parser", "text"), GROWING)
+@settings(max_examples=40, deadline=None)
+@given(
+    cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=30),
+    insert=st.tuples(st.integers(min_value=0), st.integers(min_value=0), st.integers(0, 6)),
+    read=st.booleans(),
+)
+def test_extend_takes_only_text_that_lengthens_the_live_path(
+    parser: peg.Parser, text: str, cuts: list[int], insert: tuple[int, int, int], read: bool
+) -> None:
+    where, src, size = insert
+    at, frm = where % (len(text) + 1), src % (len(text) + 1)
+    text = text[:at] + text[frm : frm + size] + text[at:]
+    points = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    s = parser.stream()
+    last = None
+    for a, b in itertools.pairwise(points):
+        more = text[a:b]
+        growth = s.growth()
+        grown = s.extend(more) if growth is not None else None
+        if grown is not None:
+            assert last is not None and last.status is M
+            grown_end = last.end + len(grown)
+            assert grown == text[last.end : grown_end] and text[grown_end:b] == growth.held
+            now = parser.parse(text[:b], partial=True)
+            # The same tree, the live path's nodes (tags and starts as growth says) ending later by ``grown``.
+            assert now.status is M and now.end == grown_end
+            assert _shape(now.nodes, len(growth.tags)) == _shape(last.nodes, len(growth.tags))
+            path, level = [], now.nodes
+            for _ in growth.tags:
+                path.append(level[-1])
+                level = level[-1].children
+            path.reverse()
+            assert [(n.tag, n.start, n.end, n.partial) for n in path] == [
+                (t, st_, grown_end, True) for t, st_ in zip(growth.tags, growth.starts, strict=True)
+            ]
+            if read:
+                assert s.result == now
+            last = now
+        else:
+            last = s.feed(text[a:b])
+            assert last == parser.parse(text[:b], partial=True)
+    assert s.text == text
+    assert s.finish() == parser.parse(text)
+
+
+def test_extend_refuses_text_that_ends_the_scan() -> None:
+    parser = tag("c", until("</x>")) + "</x>"
+    s = parser.stream()
+    assert s.extend("a") is None  # nothing fed yet
+    s.feed("ab")
+    g = s.growth()
+    assert g is not None and (g.tags, g.starts, g.held) == (("c",), (0,), "")
+    assert s.extend("c<") == "c" and g.held == "<"  # "<" may start the delimiter: held back
+    assert s.extend("/x>") is None  # completes the delimiter: the scan ends
+    assert s.extend("\ud800") is None  # an undecodable byte fails the leaf
+    assert s.extend("y d") == "<y d"  # the held "<" started no delimiter after all
+    assert s.text == "abc<y d"
+    assert s.feed("</x>").status is S
+    assert s.growth() is None and s.extend("z") is None
+
+
+def test_extend_continues_after_held_text() -> None:
+    parser = tag("c", until("</x>")) + "</x>"
+    s = parser.stream()
+    assert s.feed("ab</").end == 2
+    g = s.growth()
+    assert g is not None and g.held == "</"
+    assert s.extend("") == "" and s.extend("x") == ""  # still the start of the delimiter: held
+    assert s.extend("y z") == "</xy z"  # it was no delimiter: the node grows by the held text and the new text
+    assert s.result == parser.parse("ab</xy z", partial=True)
+    j = (tag("s", json()) + end()).stream()
+    assert j.feed('"a\\').end == 2  # a dangling escape is held
+    assert j.extend("nb") == "\\nb"
+    assert j.extend("c\\u00") == "c"  # a new dangling escape
+    assert j.extend("e9d") == "\\u00e9d"
+    assert j.extend('"') is None  # the string ends
+    assert j.finish().status is F
+
+
+def test_extend_inside_a_cut_literal() -> None:
+    parser = tag("c", until("<")) + "<|start|>" + tag("d", until("!"))
+    s = parser.stream()
+    s.feed("ab<|st")
+    g = s.growth()
+    assert g is not None and g.literal and g.tags == ()
+    assert s.extend("art|") == "art|"  # still a proper prefix of the literal: nothing changes but the end
+    assert s.extend(">") is None  # completes it: the parse moves on
+    assert s.extend("x") is None  # no longer the literal
+    assert s.feed(">x").nodes[-1].text == "x"
+    assert s.finish() == parser.parse("ab<|start|>x")

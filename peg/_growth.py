@@ -1,0 +1,201 @@
+"""Pure growth: text a stream can take without running the machine, because it only lengthens the live path.
+
+Most of a model's output extends one growing text — content, reasoning, a JSON string, an XML parameter value —
+that no marker the parser waits for can interrupt. After a feed whose partial result stopped *inside a text
+scanner* (an ``until`` leaf or a JSON value), the result for a longer text is the same tree with the live
+path's nodes ending at the new end of the text, as long as the *held* text (what the last result left out at
+the end: the start of a delimiter, a dangling escape; usually nothing) followed by the new text
+
+* for ``until``: contains no delimiter (the text before the held text holds no delimiter start, or the scan
+  would have held it) and no undecodable character (a lone surrogate fails the leaf); a suffix of it that is
+  the start of a delimiter is held back again;
+* for a JSON value: leaves the JSON scanner, continued over it from where the machine's scan stopped (its
+  resume state), still needing more input — inside a string that is one C-level match of the string body;
+  the scanner's own rules say what is shown (a dangling escape, a cut literal, a number's last characters
+  are held back).
+
+The same holds inside a *literal* (a marker) cut by the end of the text: text that continues it without
+completing it leaves the parse as it was, the live path ending later (a chat stream then has nothing to send).
+
+:class:`Growth` says which text qualifies and what the live path grows by (:meth:`Growth.take`), and which
+nodes grow (``tags``, ``starts``, innermost first). :meth:`peg.Stream.extend` uses it to append such text in
+O(its length); the machine scans it at the next feed exactly as if it had been fed then (any chunking gives
+the same parse).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._compile import K_JSON, K_LIT, K_UNTIL
+from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_json
+from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
+
+__all__ = ["Growth", "growth_of"]
+
+_NO_SURROGATE = re.compile("[^\ud800-\udfff]*")
+
+
+class Growth:
+    """Text that only lengthens the live path of a partial parse: see the module docstring.
+
+    ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
+    first (nodes inside an open atomic group are not shown and not listed); they end where the last result
+    ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal
+    (a marker being written)."""
+
+    __slots__ = ("_delims", "_first", "_json", "_plain", "_rest", "held", "literal", "starts", "tags")
+
+    def __init__(
+        self,
+        tags: tuple[str, ...],
+        starts: tuple[int, ...],
+        held: str,
+        plain: re.Pattern[str],
+        delims: tuple[str, ...] = (),
+        first: re.Pattern[str] | None = None,
+        rest: str | None = None,
+    ) -> None:
+        self.tags = tags
+        self.starts = starts
+        self.held = held
+        self._plain = plain  # text it matches whole is accepted at once
+        self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
+        self._first = first
+        self._rest = rest  # a cut literal: what is still missing of it
+        self.literal = rest is not None
+        self._json: _JsonScan | None = None  # a JSON value: the scan to continue
+
+    def take(self, more: str) -> str | None:
+        """If appending ``more`` only moves the end of the live path (nothing else of the parse changes), the
+        text it moves over — ``held + more`` minus what is held back now (the start of a delimiter, a dangling
+        escape) — and the growth then describes the longer text; else None (and nothing changes). Cost
+        O(len(more)): one C-level match, or for an ``until`` chunk holding a delimiter's first character, a
+        check at each such character."""
+        rest = self._rest
+        if rest is not None:
+            if len(more) < len(rest) and rest.startswith(more):
+                self._rest = rest[len(more) :]
+                return more
+            return None
+        scan = self._json
+        if scan is not None:
+            grown = scan.take(more)
+            if grown is not None:
+                self.held = scan.text[scan.shown :]
+            return grown
+        text = self.held + more if self.held else more
+        if self._plain.fullmatch(text) is not None:
+            self.held = ""
+            return text
+        cut = self._cut(text)
+        if cut < 0:
+            return None
+        self.held = text[cut:]
+        return text[:cut]
+
+    def _cut(self, text: str) -> int:
+        """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
+        leave the text scanner: the start of the text it holds back; else -1."""
+        first = self._first
+        if first is None or _NO_SURROGATE.fullmatch(text) is None:
+            return -1
+        cut = len(text)
+        for m in first.finditer(text):
+            tail = text[m.start() :]
+            for d in self._delims:
+                if tail.startswith(d):
+                    return -1  # a delimiter: the scan ends here
+                if cut == len(text) and d.startswith(tail):
+                    cut = m.start()  # the first start of a delimiter that the end cuts: held back
+        return cut
+
+
+def growth_of(machine: Machine, end: int) -> Growth | None:
+    """The growth of ``machine`` after a partial run that needed more input and ended at ``end``, or None
+    when the run did not stop inside a text scanner or a literal, or a look-ahead lies on the live path (the
+    nodes inside an open atomic group are not shown, so they are not among the growing nodes).
+    Cost O(depth of the live path + held text)."""
+    snap = machine.snapshot
+    if (
+        snap is None
+        or snap.mode != CALL_MODE
+        or snap.stack is None
+        or snap.stack is not machine.plan_stack
+        or machine.tracer is not None
+    ):
+        return None
+    tag_list: list[str] = []
+    start_list: list[int] = []
+    for kind, fop, start, _ in machine.plan[0]:
+        if kind == NODE_STEP:
+            tag_list.append(fop.tag)
+            start_list.append(start)
+        elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
+            tag_list.clear()
+            start_list.clear()
+        else:  # a look-ahead: the path above it ends where it starts
+            return None
+    tags, starts = tuple(tag_list), tuple(start_list)
+    op: Any = snap.op
+    text = machine.text
+    held = text[end:] if end < len(text) else ""
+    if op.kind == K_UNTIL:
+        if not op.delims:
+            return Growth(tags, starts, held, _NO_SURROGATE)
+        return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
+    if op.kind == K_LIT and end == len(text):  # a literal cut by the end (it needs more input)
+        return Growth(tags, starts, "", _NO_SURROGATE, rest=op.text[end - snap.pos :])
+    resume: JsonResume | None = snap.resume
+    if op.kind == K_JSON and resume is not None:
+        growth = Growth(tags, starts, held, _NO_SURROGATE)
+        base = min(resume[1], end)
+        growth._json = _JsonScan(op.jkind, text[base:], (resume[0], resume[1] - base, *resume[2:]), end - base)
+        return growth
+    return None
+
+
+class _JsonScan:
+    """A JSON scan continued over the text after the live path's end, as the machine would continue it.
+
+    ``text``: the text from an offset ``base`` (never stored) on; ``resume``: the scanner's resume state with
+    positions relative to ``base``; ``shown``: where the live path ends, relative to ``base``. After each
+    take the text is cut down to what the scan may still look at, so it stays short."""
+
+    __slots__ = ("kind", "resume", "shown", "text")
+
+    def __init__(self, kind: str, text: str, resume: JsonResume, shown: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.resume = resume
+        self.shown = shown
+
+    def take(self, more: str) -> str | None:
+        """What the live path grows by when ``more`` is appended (None if the scan then stops needing more
+        input: the value ends or fails). Cost: a string run is one C-level match, other characters a step of
+        the scanner each."""
+        resume = self.resume
+        if not self.text and resume[0] == STRING_MODE and STRING_BODY.fullmatch(more) is not None:
+            return more  # the common case: still inside a string, nothing held (the state does not change)
+        text = self.text + more
+        status, end, where, _ = scan_json(self.kind, text, 0, resume, True)
+        if status != MORE or where is None or end < self.shown:
+            return None
+        grown = text[self.shown : end]
+        cut = min(where[1], end)  # the scan looks at nothing before its resume position
+        self.text, self.shown = text[cut:], end - cut
+        self.resume = (where[0], where[1] - cut, *where[2:])
+        return grown
+
+
+_PLAIN: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def _plain_until(op: Any) -> re.Pattern[str]:
+    """Text with no first character of a delimiter and no lone surrogate (memoised per delimiter set)."""
+    plain = _PLAIN.get(op.delims)
+    if plain is None:
+        firsts = "".join(sorted({re.escape(d[0]) for d in op.delims}))
+        plain = _PLAIN[op.delims] = re.compile(f"[^{firsts}\ud800-\udfff]*")
+    return plain

@@ -1,0 +1,132 @@
+"""The stream's fast lane (text that only extends the node being written skips the parse) sends exactly the
+deltas of the ordinary path, for every format's samples (ours and the corpus'), damaged outputs and random
+chunkings; and it does take most feeds of the long texts it is for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chat_formats.stream as stream_module
+from chat_formats import ChatDelta, ChatFormat, get_format
+from tests.chat_formats.corpus import JUDGED, load_samples
+from tests.chat_formats.samples import SAMPLES, TOOLS
+from tests.chat_formats.support import as_message_dict, chunks
+
+CASES: list[tuple[str, str, dict[str, Any]]] = [
+    (fmt, case.output, {"tools": TOOLS, **case.options}) for fmt, cases in SAMPLES.items() for case in cases
+]
+CASES += [(s.format, s.output, s.options) for s in load_samples() if s.id not in JUDGED]
+SALT = "0123456789abcdef"
+WRITE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            },
+        },
+    }
+]
+
+
+def _deltas(fmt: ChatFormat, pieces: list[str], *, fast: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every delta of streaming ``pieces`` (fast lane on or off) as dicts, and the message they add up to."""
+    stream = fmt.stream()
+    stream._fast_lane = fast
+    out: list[ChatDelta] = []
+    for piece in pieces:
+        out.extend(stream.feed(piece))
+    out.extend(stream.finish())
+    return [d.model_dump() for d in out], as_message_dict(stream.message)
+
+
+def _same_deltas(fmt: ChatFormat, pieces: list[str]) -> None:
+    fast = _deltas(fmt, pieces, fast=True)
+    slow = _deltas(fmt, pieces, fast=False)
+    assert fast == slow
+    assert fast[1] == as_message_dict(fmt.parse("".join(pieces), salt=SALT))
+
+
+@pytest.fixture(autouse=True)
+def _fixed_salt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One salt for every stream, so the generated call ids of the two paths agree."""
+    monkeypatch.setattr(stream_module, "new_salt", lambda: SALT)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "options"), CASES, ids=lambda x: x if isinstance(x, str) and len(x) < 15 else ""
+)
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=40),
+    insert=st.one_of(st.none(), st.tuples(st.integers(min_value=0), st.integers(min_value=0), st.integers(1, 12))),
+)
+def test_fast_lane_sends_the_deltas_of_the_ordinary_path(
+    name: str, text: str, options: dict[str, Any], cuts: list[int], insert: tuple[int, int, int] | None
+) -> None:
+    if insert is not None:  # a piece of the output copied elsewhere: duplicated or cut markers
+        where, src, size = insert
+        at, frm = where % (len(text) + 1), src % (len(text) + 1)
+        text = text[:at] + text[frm : frm + size] + text[at:]
+    _same_deltas(get_format(name, **options), chunks(text, cuts))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "options"), CASES, ids=lambda x: x if isinstance(x, str) and len(x) < 15 else ""
+)
+def test_fast_lane_one_character_at_a_time(name: str, text: str, options: dict[str, Any]) -> None:
+    _same_deltas(get_format(name, **options), list(text))
+
+
+LONG = "The quick brown fox jumps over the lazy dog, then writes a line of text.\n" * 40
+CODE = 'def f(x):\n    return "a\\b" + x  # tab\there\n' * 60
+LONG_CASES = [
+    ("hermes", [], LONG),
+    ("hermes", [], f"<think>{LONG}</think>\n\n{LONG}"),
+    (
+        "hermes",
+        WRITE_TOOLS,
+        '<tool_call>\n{"name": "write_file", "arguments": {"path": "a.py", "content": "'
+        + LONG.replace("\n", "\\n")
+        + '"}}\n</tool_call>',
+    ),
+    (
+        "qwen3-coder",
+        WRITE_TOOLS,
+        f"<tool_call>\n<function=write_file>\n<parameter=content>\n{CODE}\n</parameter>\n</function>\n</tool_call>",
+    ),
+    (
+        "glm-4.5",
+        WRITE_TOOLS,
+        f"<tool_call>write_file\n<arg_key>content</arg_key>\n<arg_value>{CODE}</arg_value>\n</tool_call>",
+    ),
+    ("gpt-oss", [], f"<|channel|>analysis<|message|>{LONG}<|end|><|start|>assistant<|channel|>final<|message|>{LONG}"),
+]
+
+
+@pytest.mark.parametrize(("name", "tools", "text"), LONG_CASES, ids=lambda x: x if isinstance(x, str) else "")
+def test_fast_lane_takes_most_feeds_of_a_long_text(name: str, tools: list[dict[str, Any]], text: str) -> None:
+    fmt = get_format(name, tools=tools)
+    stream = fmt.stream()
+    parsed = 0
+    feed = stream._peg.feed
+
+    def counting_feed(more: str) -> Any:
+        nonlocal parsed
+        parsed += 1
+        return feed(more)
+
+    stream._peg.feed = counting_feed  # type: ignore[method-assign]
+    pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
+    for piece in pieces:
+        stream.feed(piece)
+    stream.finish()
+    assert parsed < len(pieces) // 4  # the ordinary path parses every feed
+    assert as_message_dict(stream.message) == as_message_dict(fmt.parse(text, salt=SALT))
+    _same_deltas(fmt, pieces)

@@ -34,8 +34,9 @@ class MaskEngine {
     }
     std::mutex& mutex() { return mutex_; }
 
-    // Writes the mask of (state, partial) into out[0..n_words) (caller holds mutex()). Throws LimitError.
-    void write_mask(int32_t state, Partial partial, uint32_t* out) {
+    // The mask of (state, partial), computed on first use and cached (caller holds mutex(); the reference is valid
+    // until the next call). Throws LimitError.
+    const std::vector<uint32_t>& mask(int32_t state, Partial partial) {
         npda_->begin_step();
         state = npda_->canonical_state(state);
         uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
@@ -47,7 +48,13 @@ class MaskEngine {
         } else {
             ++stats_.mask_hits;
         }
-        std::copy(it->second.begin(), it->second.end(), out);
+        return it->second;
+    }
+
+    // Writes the mask of (state, partial) into out[0..n_words) (caller holds mutex()). Throws LimitError.
+    void write_mask(int32_t state, Partial partial, uint32_t* out) {
+        const std::vector<uint32_t>& words = mask(state, partial);
+        std::copy(words.begin(), words.end(), out);
     }
 
     // Preserved special tokens (e.g. [TOOL_CALLS]) stand for their text as well as for <[id]> references.

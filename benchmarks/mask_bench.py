@@ -449,9 +449,11 @@ def run_request(
         t1 = CLOCK()
         if not (bitmask[0, token >> 5] >> (token & 31)) & 1:
             raise AssertionError(f"{case.name}: pegchat masks out token {token} of the valid output")
-        if not matcher.accept_token(token):
+        t2 = CLOCK()  # accept_token alone (the check above is the benchmark's, not the matcher's)
+        accepted = matcher.accept_token(token)
+        accepts.append((CLOCK() - t2) * 1e6)
+        if not accepted:
             raise AssertionError(f"{case.name}: pegchat refused token {token}")
-        accepts.append((CLOCK() - t1) * 1e6)
         times.append((t1 - t0) * 1e6)
     return compile_ms, times, accepts, compiled
 

@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gbnf_backend import Grammar, GrammarError, json_schema_to_gbnf
+from gbnf_backend import Grammar, GrammarCompiler, GrammarError, GrammarMatcher, Trigger, json_schema_to_gbnf
 from gbnf_backend.vocab.vocabulary import Vocabulary
 
 from .support import OracleMatcher, mask_of, native_matcher, requires_core, small_vocab, walk_and_compare
@@ -143,3 +143,20 @@ def test_full_masks_of_class_loops_without_non_ascii_members_on_the_real_vocabul
             assert native.accept_string(text[:cut]) and oracle.accept_string(text[:cut])
             got, expected = mask_of(native), mask_of(oracle)
             assert (got == expected).all(), f"{gbnf} {text[:cut]!r}: differs at {np.flatnonzero(got != expected)[:10]}"
+
+
+def test_full_masks_of_a_lazy_schema_call_on_the_real_vocabulary() -> None:
+    # The lazy route: free text, a word trigger, then the schema's counted and plain strings (fresh engines: the
+    # vocabulary's loop signatures are shared with the tests above, the engine's caches are not).
+    vocab = tekken()
+    schema_gbnf = json_schema_to_gbnf(TOOL_SCHEMA).replace("root ::=", "call ::=", 1)
+    gbnf = schema_gbnf + '\nroot ::= "<tool_call>" "\\n"? call "\\n"? "</tool_call>"\n'
+    compiled = GrammarCompiler(vocab, cache_size=0).compile_gbnf(gbnf, triggers=[Trigger.word("<tool_call>")])
+    native, oracle = GrammarMatcher(compiled), OracleMatcher(compiled)
+    assert type(native).__name__ == "NativeGrammarMatcher"
+    text = "Sure, one call: <tool_call>\n" + json.dumps(DOCUMENT, ensure_ascii=False) + "\n</tool_call>"
+    for chunk in [text[i : i + 5] for i in range(0, len(text), 5)]:
+        got, expected = mask_of(native), mask_of(oracle)
+        assert (got == expected).all(), f"before {chunk!r}: differs at {np.flatnonzero(got != expected)[:10]}"
+        assert native.accept_string(chunk) and oracle.accept_string(chunk)
+    assert (mask_of(native) == mask_of(oracle)).all()

@@ -82,6 +82,32 @@ def test_a_loop_state_and_its_counted_twin_share_nothing_wrong_after_many_states
         assert (got == expected).all(), f"{text[:end]!r}: differs at {np.flatnonzero(got != expected)[:10]}"
 
 
+# A state one character before a loop: its first character may lead into the loop, elsewhere, or into a loop
+# without the non-ASCII characters (the core decides tokens by their first byte there).
+BEFORE_A_LOOP = [
+    r'root ::= "\"" [^"\\] [^"\\]* "\""',
+    r'root ::= "\"" [^"\\] [^"\\\x80-\U0010FFFF]* "\""',
+    r'root ::= "\"" ([^"\x00-\x7F] "!" | [a-z ] [ -~]*) "\""',
+    r'root ::= "\"" ([^"\x00-\x7F] [a-z]* | [ -~] [^"]{0,8}) "\""',
+    r'root ::= "\"" [ -~] [ -~]{0,30} "\"" ("," "\"" [a-z] [^"]* "\"")?',
+]
+
+
+def test_masks_one_character_before_a_loop_equal_the_oracle() -> None:
+    vocab = small_vocab()
+    for gbnf in BEFORE_A_LOOP:
+        grammar = Grammar.from_gbnf(gbnf)
+        for prefix in ['"', '"a', '"\u00e9', '"ab"', '"ab","', '"ab","x']:
+            native, oracle = native_matcher(grammar, vocab), OracleMatcher(grammar, vocab)
+            if not oracle.accept_string(prefix):
+                continue
+            assert native.accept_string(prefix)
+            got, expected = mask_of(native), mask_of(oracle)
+            assert (got == expected).all(), f"{gbnf} {prefix!r}: differs at {np.flatnonzero(got != expected)[:10]}"
+        for seed in range(6):
+            walk_and_compare(grammar, vocab, seed, steps=6)
+
+
 # ---- the real 131k vocabulary -----------------------------------------------------------------------------------
 @cache
 def tekken() -> Vocabulary:

@@ -295,17 +295,20 @@ class MaskEngine {
         return words;
     }
 
-    // ORs into `words` the text tokens that keep byte state `id` alive. Three routes, all exact:
+    // ORs into `words` the text tokens that keep byte state `id` alive. Four routes, all exact:
     // - a state with short links (x{0,40}: its relaxed twin R decides every token of at most `left` bytes): R's
     //   text mask (cached per byte state) on those tokens, and a walk of only the subtrees that hold a longer token;
+    // - a state one character before a loop (a string with minLength 1): tokens whose first byte leads to the loop
+    //   and loops there are decided by the loop's text mask, the others by a walk of their subtrees;
     // - a state that loops on a broad byte class (a string body): its loop signature's tokens inside the class, and
     //   a walk of the signature's exit trie (the tails of the other tokens, shared by every grammar on the vocabulary);
     // - else one walk of the whole trie.
-    void text_mask(int32_t id, std::vector<uint32_t>& words) {
+    // compose = false (a twin's own mask) leaves out the two routes that take another state's text mask.
+    void text_mask(int32_t id, std::vector<uint32_t>& words, bool compose = true) {
         if (id == DEAD_ID) return;
         const VocabTrie& trie = this->trie();
         const bool no_partial = keys_[id].second == NO_PARTIAL;
-        if (no_partial) {
+        if (no_partial && compose) {
             Relaxed r = relaxed(id);
             if (r.state != id && r.left >= 1 && relaxed(r.state).state == r.state) {
                 const std::vector<uint32_t>& twin = cached_text_mask(r.state);
@@ -314,6 +317,9 @@ class MaskEngine {
                 for (size_t w = 0; w < words.size(); ++w) words[w] |= twin[w] & (*short_tokens)[w];
                 return;
             }
+            if (r.state == id && step_into_loop(id, words)) return;
+        }
+        if (no_partial) {
             if (auto sig = signature_of(id)) {
                 for (size_t w = 0; w < words.size(); ++w) words[w] |= sig->inside[w];
                 walk(sig->exits, id, words, -1);
@@ -323,12 +329,85 @@ class MaskEngine {
         walk(trie.arrays(), id, words, -1);
     }
 
-    // The text mask of a byte state, cached (the relaxed twins many counted states share).
+    // The loop a first byte b leads byte state `id` into, for every token starting with b: the state after b (its
+    // relaxed twin when every such token is short enough for it) when b leads that state back to itself, so that a
+    // token b+rest is accepted from `id` exactly when it is accepted from the loop. DEAD_ID if none.
+    int32_t loop_after(int32_t id, uint8_t b) {
+        const TrieArrays& t = trie().arrays();
+        int32_t node = t.root_child[b];
+        if (node == 0) return DEAD_ID;
+        int32_t next = transition(id, b);
+        if (next == DEAD_ID) return DEAD_ID;
+        const Relaxed& r = relaxed(next);
+        if (r.state != next) {
+            if (static_cast<int64_t>(t.longest_below[node]) - 1 > r.left) return DEAD_ID;
+            next = r.state;
+        }
+        return transition(next, b) == next ? next : DEAD_ID;
+    }
+
+    // The route of a state one character before a loop (see text_mask); false when it does not apply (a probe
+    // byte first, so that other states pay two transitions).
+    bool step_into_loop(int32_t id, std::vector<uint32_t>& words) {
+        constexpr uint8_t PROBE = 'e';
+        const int32_t loop = loop_after(id, PROBE);
+        if (loop == DEAD_ID || loop == id || relaxed(loop).state != loop) return false;
+        ByteSet first{0, 0, 0, 0};
+        int count = 0;
+        for (int b = 0; b < 128; ++b)
+            if (loop_after(id, static_cast<uint8_t>(b)) == loop) {
+                first[b >> 6] |= 1ULL << (b & 63);
+                ++count;
+            }
+        if (count < 32) return false;
+        // Tokens starting with a non-ASCII character: when every such character leads `id` to one state whose
+        // loop (for tokens short enough) is the same loop and takes every non-ASCII character back to itself.
+        const int32_t after = non_ascii_step(id);
+        if (after != DEAD_ID) {
+            const TrieArrays& t = trie().arrays();
+            const Relaxed r = relaxed(after);
+            for (int b = 0xC2; b <= 0xF4; ++b) {
+                int32_t node = t.root_child[b];
+                if (node == 0) continue;
+                int32_t target = after;
+                if (r.state != after) {
+                    if (static_cast<int64_t>(t.longest_below[node]) - 1 > r.left) continue;
+                    target = r.state;
+                }
+                if (target != loop) break;
+                if (loop_info(loop).non_ascii < 0) {
+                    bool every = loops_every_non_ascii(loop);
+                    loop_info(loop).non_ascii = every ? 1 : 0;
+                }
+                if (loop_info(loop).non_ascii != 1) break;
+                first[b >> 6] |= 1ULL << (b & 63);
+            }
+        }
+        auto first_words = trie().first_byte_words(first);
+        if (!first_words) return false;
+        const std::vector<uint32_t>& twin = cached_text_mask(loop);
+        walk(trie().arrays(), id, words, -1, &first);
+        for (size_t w = 0; w < words.size(); ++w) words[w] |= twin[w] & (*first_words)[w];
+        return true;
+    }
+
+    // The byte state every non-ASCII character leads byte state `id` (no partial) to, when no class boundary of
+    // its stacks lies inside U+0080..U+10FFFF (they all match the same stacks); DEAD_ID otherwise.
+    int32_t non_ascii_step(int32_t id) {
+        int32_t state = keys_[id].first;
+        const std::vector<uint32_t>& bounds = boundaries(state);
+        auto it = std::upper_bound(bounds.begin(), bounds.end(), 0x80u);
+        if (it != bounds.end() && *it <= MAX_CODE_POINT) return DEAD_ID;
+        npda_->begin_step();
+        return byte_state(npda_->step_char(state, 0x80), NO_PARTIAL);
+    }
+
+    // The text mask of a byte state, cached (the relaxed twins and loops many states share).
     const std::vector<uint32_t>& cached_text_mask(int32_t id) {
         auto found = text_masks_.find(id);
         if (found != text_masks_.end()) return found->second;
         std::vector<uint32_t> words(trie().n_words(), 0);
-        text_mask(id, words);
+        text_mask(id, words, false);
         if (text_masks_.size() >= MASK_CACHE_LIMIT) text_masks_.clear();
         return text_masks_.emplace(id, std::move(words)).first->second;
     }
@@ -360,7 +439,9 @@ class MaskEngine {
     // (refused here: the caller decides them). Tokens are contiguous in preorder, so the scan yields accepted and
     // refused runs of the preorder token list that cover it; the mask is written from the smaller side (free text
     // refuses a few thousand tokens, accepts 120,000). Cost: one table lookup per live node visited.
-    void walk(const TrieArrays& t, int32_t start, std::vector<uint32_t>& words, int64_t short_limit) {
+    // skip_first: root subtrees whose first byte is in the set are skipped too (refused here, decided by the caller).
+    void walk(const TrieArrays& t, int32_t start, std::vector<uint32_t>& words, int64_t short_limit,
+              const ByteSet* skip_first = nullptr) {
         if (start == DEAD_ID) return;
         const auto& node_byte = t.byte;
         const auto& depth = t.depth;
@@ -383,7 +464,9 @@ class MaskEngine {
                 runs.push_back({from, to});
         };
         while (node < n) {
-            if (static_cast<int64_t>(longest_below[node]) <= short_limit) {
+            const bool skipped_first = skip_first != nullptr && depth[node] == 1 &&
+                                       (((*skip_first)[node_byte[node] >> 6] >> (node_byte[node] & 63)) & 1);
+            if (skipped_first || static_cast<int64_t>(longest_below[node]) <= short_limit) {
                 size_t last = static_cast<size_t>(end[node]);
                 add(refused, begin[node], begin[last]);
                 node = last;

@@ -38,6 +38,7 @@ struct TrieArrays {
     // read from UTF-8 decoder state q (see utf8_next).
     std::vector<uint8_t> utf8_ok;
     std::vector<uint32_t> members;  // the tokens of the trie, as a bitmask
+    std::array<int32_t, 256> root_child{};  // the node of each first byte (0: no token starts with it)
     size_t max_depth = 0;
 
     size_t n_nodes() const { return byte.size(); }
@@ -120,6 +121,7 @@ struct TrieArrays {
         }
         close_to(0);
         a.end[0] = static_cast<int32_t>(a.byte.size());
+        for (int32_t node = 1; node < a.end[0]; node = a.end[node]) a.root_child[a.byte[node]] = node;
         a.token_begin.push_back(static_cast<int32_t>(a.tokens.size()));
         a.compute_flags();
         return a;
@@ -248,11 +250,34 @@ class VocabTrie {
         return signatures_.emplace(sig, std::move(built)).first->second;
     }
 
+    // The text tokens whose first byte is in `first`, as a bitmask (built on first use per set, from the root's
+    // subtrees; nullptr once MAX_SIGNATURES sets are kept). Thread-safe.
+    std::shared_ptr<const std::vector<uint32_t>> first_byte_words(const ByteSet& first) const {
+        {
+            std::lock_guard<std::mutex> lock(cache_mutex_);
+            auto found = first_bytes_.find(first);
+            if (found != first_bytes_.end()) return found->second;
+            if (first_bytes_.size() >= MAX_SIGNATURES) return nullptr;
+        }
+        auto words = std::make_shared<std::vector<uint32_t>>(n_words_, 0);
+        for (int b = 0; b < 256; ++b) {
+            int32_t node = trie_.root_child[b];
+            if (node == 0 || !((first[b >> 6] >> (b & 63)) & 1)) continue;
+            for (int32_t i = trie_.token_begin[node]; i < trie_.token_begin[trie_.end[node]]; ++i) {
+                uint32_t t = static_cast<uint32_t>(trie_.tokens[i]);
+                (*words)[t >> 5] |= 1u << (t & 31);
+            }
+        }
+        std::lock_guard<std::mutex> lock(cache_mutex_);
+        return first_bytes_.emplace(first, std::move(words)).first->second;
+    }
+
     size_t memory_bytes() const {
         size_t total = trie_.memory_bytes() + n_words_ * 8 + size_;
         for (const auto& s : token_bytes_) total += s.size() + sizeof(std::string);
         std::lock_guard<std::mutex> lock(cache_mutex_);
         for (const auto& kv : signatures_) total += kv.second->memory_bytes();
+        total += first_bytes_.size() * n_words_ * 4;
         for (const auto& w : short_words_)
             if (w) total += w->size() * 4;
         return total;
@@ -334,6 +359,7 @@ class VocabTrie {
     TrieArrays trie_;
     mutable std::mutex cache_mutex_;
     mutable std::map<LoopSignature, std::shared_ptr<const SignatureMasks>> signatures_;
+    mutable std::map<ByteSet, std::shared_ptr<const std::vector<uint32_t>>> first_bytes_;
     mutable std::vector<std::shared_ptr<const std::vector<uint32_t>>> short_words_;
 };
 

@@ -520,47 +520,6 @@ def per_request_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
                 print(f"{'':<18} ratio pegchat-{engine}/llguidance: {ratio}")
 
 
-def trace_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
-    """Per grammar, one cold walk on the core: the ``--trace`` slowest masks and accept_token calls with what each
-    did (trie nodes walked, byte states and NPDA states created), to find what the p99 is made of."""
-    from gbnf_backend import GrammarCompiler
-
-    for case in cases():
-        tokens = [*tokenize(case.output), 2]
-        compiler = GrammarCompiler(vocab)
-        if case.kind == "schema":
-            compiled = compiler.compile_json_schema(case.schema)
-        else:
-            triggers = [Trigger.word(case.trigger_word)] if case.trigger_word else ()
-            compiled = compiler.compile_gbnf(case.gbnf, triggers=triggers)
-        matcher = GrammarMatcher(compiled)
-        engine = getattr(matcher, "native_engine", None)
-        if engine is None:
-            print(f"{case.name}: not on the core")
-            continue
-        bitmask = allocate_token_bitmask(1, vocab.size)
-        rows, text = [], ""
-        for index, token in enumerate(tokens):
-            before, states = engine.stats(), engine.n_states
-            t0 = CLOCK()
-            matcher.fill_next_token_bitmask(bitmask)
-            t1 = CLOCK()
-            after, mask_states = engine.stats(), engine.n_states
-            matcher.accept_token(token)
-            t2 = CLOCK()
-            new = (after[3] - before[3], after[2] - before[2], mask_states - states, engine.n_states - mask_states)
-            rows.append((index, (t1 - t0) * 1e6, (t2 - t1) * 1e6, *new, text[-24:]))
-            text += vocab.token_bytes[token].decode("utf-8", errors="replace")
-        columns = "index, µs, trie nodes, new byte states, new NPDA states, text before"
-        print(f"\n{case.name}: {len(tokens)} tokens ({columns})")
-        for label, column in (("mask", 1), ("accept_token", 2)):
-            for row in sorted(rows, key=lambda r: -r[column])[: args.trace]:
-                index, _, _, nodes, byte_states, mask_states, accept_states, before_text = row
-                created = accept_states if column == 2 else mask_states
-                cells = f"{row[column]:>8.0f} µs {nodes:>7} {byte_states:>5} {created:>5}"
-                print(f"  {label:<12} #{index:<4} {cells} {before_text!r}")
-
-
 def batch_main(vocab: Vocabulary, args: argparse.Namespace) -> None:
     """A batch of 64 matchers (64 requests, each its own compiled generic-JSON grammar, at different points of the
     document) filled in one ``fill_next_token_bitmasks`` call: cold masks, on 1 and on 2 threads (wall time)."""
@@ -614,9 +573,6 @@ def main() -> None:
     )
     parser.add_argument("--cpu", action="store_true", help="time with this process's CPU clock instead of wall time")
     parser.add_argument("--batch", action="store_true", help="batch fill of 64 matchers on 1 and 2 threads")
-    parser.add_argument(
-        "--trace", type=int, default=0, metavar="N", help="one cold walk per grammar: the N slowest masks and accepts"
-    )
     args = parser.parse_args()
     if args.cpu:
         global CLOCK
@@ -626,9 +582,6 @@ def main() -> None:
     print(f"vocabulary: {vocab.size} tokens, preprocessing {time.perf_counter() - start:.2f} s")
     if args.batch:
         batch_main(vocab, args)
-        return
-    if args.trace:
-        trace_main(vocab, args)
         return
     if args.per_request:
         per_request_main(vocab, args)

@@ -1,10 +1,12 @@
 // Exact token masks for one grammar over one vocabulary (the compiled grammar many matchers share).
 //
 // A *byte state* is (NPDA state, partial UTF-8 character), interned to an int with a lazily filled 256-entry
-// transition row; id 0 is DEAD. The mask of a state is one forward scan of the vocabulary's preorder trie that
-// keeps the byte state of every depth and skips the subtree of every dead node, so it costs one table lookup per
-// live trie node; token references, !<[id]> and EOS are added from the state's stacks. Masks are cached per
-// (NPDA state, partial character). Every method locks the engine: matchers in different threads may share it.
+// transition row; id 0 is DEAD. The text part of a mask is a forward scan of a preorder trie that keeps the byte
+// state of every depth and skips the subtree of every dead node (one table lookup per live trie node); states
+// inside character-class loops scan much less (see text_mask: loop signatures, relaxed twins, one character
+// before a loop, each with a vocabulary-level bitmask). Token references, !<[id]> and EOS are added from the
+// state's stacks. Masks are cached per (NPDA state, partial character). Every method locks the engine: matchers in
+// different threads may share it.
 #pragma once
 
 #include <memory>

@@ -2,7 +2,9 @@
 //
 // Nodes are numbered in preorder (node 0 is the root), so a mask walk is one forward scan: a node's subtree is
 // [node, end[node]) and a dead node is skipped by jumping to its end. Only text tokens (non-special, non-empty:
-// Vocabulary.lengths > 0) are in the trie; special tokens are reached only through <[id]> references.
+// Vocabulary.lengths > 0) are in the trie; special tokens are reached only through <[id]> references. Beside the
+// trie it keeps small caches every grammar on the vocabulary shares (behind one mutex, bounded): loop signatures,
+// tokens by length and tokens by first byte.
 #pragma once
 
 #include <algorithm>

@@ -35,7 +35,7 @@ cd "$SCRATCH/src"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 LD_PRELOAD="$PRELOAD" PYTHONPATH="$SCRATCH/src" "$PY" - <<'PY'
-from gbnf_backend._native import engine_name, load_core
+from gbnf_backend.engine._native import engine_name, load_core
 core = load_core()
 assert core is not None and "pegchat-sanitize" in core.__file__, core
 print("sanitized core:", core.__file__, engine_name())

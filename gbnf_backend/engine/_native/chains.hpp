@@ -136,7 +136,7 @@ inline Tables build_tables(const std::vector<std::vector<ElementPair>>& rules, c
     if (!with_canonical) return t;
     const int64_t threshold = max_token_length + 2;
     // A repetition takes at least `unit_bytes` bytes, so `left` of them outlast any token of left * unit_bytes.
-    const std::vector<int64_t> shortest = shortest_rules(rules);
+    const std::vector<int64_t>& shortest = shortest_all;
     std::vector<int64_t> unit_bytes(units.size(), 1);
     for (size_t u = 0; u < units.size(); ++u) {
         int64_t bytes = 0;

@@ -1,10 +1,12 @@
 // Exact token masks for one grammar over one vocabulary (the compiled grammar many matchers share).
 //
 // A *byte state* is (NPDA state, partial UTF-8 character), interned to an int with a lazily filled 256-entry
-// transition row; id 0 is DEAD. The mask of a state is one forward scan of the vocabulary's preorder trie that
-// keeps the byte state of every depth and skips the subtree of every dead node, so it costs one table lookup per
-// live trie node; token references, !<[id]> and EOS are added from the state's stacks. Masks are cached per
-// (NPDA state, partial character). Every method locks the engine: matchers in different threads may share it.
+// transition row; id 0 is DEAD. The text part of a mask is a forward scan of a preorder trie that keeps the byte
+// state of every depth and skips the subtree of every dead node (one table lookup per live trie node); states
+// inside character-class loops scan much less (see text_mask: loop signatures, relaxed twins, one character
+// before a loop, each with a vocabulary-level bitmask). Token references, !<[id]> and EOS are added from the
+// state's stacks. Masks are cached per (NPDA state, partial character). Every method locks the engine: matchers in
+// different threads may share it.
 #pragma once
 
 #include <memory>
@@ -34,8 +36,9 @@ class MaskEngine {
     }
     std::mutex& mutex() { return mutex_; }
 
-    // Writes the mask of (state, partial) into out[0..n_words) (caller holds mutex()). Throws LimitError.
-    void write_mask(int32_t state, Partial partial, uint32_t* out) {
+    // The mask of (state, partial), computed on first use and cached (caller holds mutex(); the reference is valid
+    // until the next call). Throws LimitError.
+    const std::vector<uint32_t>& mask(int32_t state, Partial partial) {
         npda_->begin_step();
         state = npda_->canonical_state(state);
         uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(state)) << 32) | partial;
@@ -47,7 +50,13 @@ class MaskEngine {
         } else {
             ++stats_.mask_hits;
         }
-        std::copy(it->second.begin(), it->second.end(), out);
+        return it->second;
+    }
+
+    // Writes the mask of (state, partial) into out[0..n_words) (caller holds mutex()). Throws LimitError.
+    void write_mask(int32_t state, Partial partial, uint32_t* out) {
+        const std::vector<uint32_t>& words = mask(state, partial);
+        std::copy(words.begin(), words.end(), out);
     }
 
     // Preserved special tokens (e.g. [TOOL_CALLS]) stand for their text as well as for <[id]> references.
@@ -60,6 +69,7 @@ class MaskEngine {
         ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
         preserved_ = std::move(ids);
         masks_.clear();
+        text_masks_.clear();
     }
     bool is_preserved(int64_t t) const { return std::binary_search(preserved_.begin(), preserved_.end(), t); }
 
@@ -87,6 +97,7 @@ class MaskEngine {
     size_t memory_bytes() const {
         size_t total = sizeof(*this) + npda_->memory_bytes() + table_.size() * 4 + keys_.size() * 24 + key_index_.size() * 24;
         for (const auto& kv : masks_) total += 48 + kv.second.size() * 4;
+        for (const auto& kv : text_masks_) total += 48 + kv.second.size() * 4;
         return total;
     }
 
@@ -110,24 +121,46 @@ class MaskEngine {
         return id;
     }
 
-    // The bytes that lead byte state `id` back to itself (computed with its whole row on first use).
-    const ByteSet& loop_bytes(int32_t id) {
-        if (static_cast<size_t>(id) < loops_.size() && loops_known_[id]) return loops_[id];
-        ByteSet set{0, 0, 0, 0};
-        if (id != DEAD_ID && keys_[id].second == NO_PARTIAL) {
-            for (int b = 0; b < 256; ++b)
-                if (transition(id, static_cast<uint8_t>(b)) == id) set[b >> 6] |= 1ULL << (b & 63);
+    // What is known of the bytes that lead a byte state back to itself: ASCII bytes are tried one at a time, only
+    // when a subtree asks (a counted state never loops: its first try settles every subtree), and the non-ASCII
+    // answer is one flag (a lead byte always makes a partial character, so it is never a loop byte by itself).
+    struct LoopInfo {
+        uint64_t known[2] = {0, 0};  // ASCII bytes tried
+        uint64_t loops[2] = {0, 0};  // ASCII bytes tried that lead back
+        int8_t non_ascii = -1;       // every non-ASCII character leads back: -1 not computed, 0 no, 1 yes
+    };
+
+    LoopInfo& loop_info(int32_t id) {
+        if (loop_info_.size() <= static_cast<size_t>(id)) loop_info_.resize(keys_.size() + 64);
+        return loop_info_[id];
+    }
+
+    // Whether every byte string of a trie subtree (its bytes below the node: `rest`; utf8_ok: they are valid
+    // UTF-8 from a character boundary) leads byte state `id` back to itself, so every token below is accepted.
+    bool subtree_loops(int32_t id, const ByteSet& rest, bool utf8_ok) {
+        if ((rest[0] | rest[1] | rest[2] | rest[3]) == 0) return true;  // a leaf: nothing below
+        if (keys_[id].second != NO_PARTIAL) return false;             // a partial character never loops
+        for (int w = 0; w < 2; ++w) {
+            const LoopInfo& info = loop_info(id);
+            if (rest[w] & info.known[w] & ~info.loops[w]) return false;
+            uint64_t unknown = rest[w] & ~info.known[w];
+            while (unknown != 0) {
+                int b = __builtin_ctzll(unknown) + 64 * w;
+                unknown &= unknown - 1;
+                bool back = transition(id, static_cast<uint8_t>(b)) == id;  // may grow loop_info_: index again
+                LoopInfo& again = loop_info(id);
+                again.known[w] |= 1ULL << (b & 63);
+                if (!back) return false;
+                again.loops[w] |= 1ULL << (b & 63);
+            }
         }
-        bool non_ascii = id != DEAD_ID && keys_[id].second == NO_PARTIAL && loops_every_non_ascii(id);
-        if (loops_.size() <= static_cast<size_t>(id)) {
-            loops_.resize(keys_.size() + 64);
-            loops_known_.resize(keys_.size() + 64, 0);
-            loops_non_ascii_.resize(keys_.size() + 64, 0);
+        if ((rest[2] | rest[3]) == 0) return true;
+        if (!utf8_ok) return false;
+        if (loop_info(id).non_ascii < 0) {
+            bool every = loops_every_non_ascii(id);
+            loop_info(id).non_ascii = every ? 1 : 0;
         }
-        loops_[id] = set;
-        loops_known_[id] = 1;
-        loops_non_ascii_[id] = non_ascii ? 1 : 0;
-        return loops_[id];
+        return loop_info(id).non_ascii == 1;
     }
 
     // Whether every non-ASCII character leads byte state `id` (no partial) back to itself: no class boundary of
@@ -234,7 +267,7 @@ class MaskEngine {
         ++stats_.masks;
         const VocabTrie& trie = this->trie();
         std::vector<uint32_t> words(trie.n_words(), 0);
-        walk(byte_state(state, partial), words);
+        text_mask(byte_state(state, partial), words);
         for (int64_t t : preserved_) {
             if (preserved_allowed(state, partial, t).first != DEAD) words[t >> 5] |= 1u << (t & 31);
         }
@@ -264,23 +297,164 @@ class MaskEngine {
         return words;
     }
 
-    // Marks the tokens that keep byte state `start` alive. One forward scan of the preorder trie: dead subtrees
-    // are jumped over and so is a subtree whose bytes all lead a state back to itself (accepted whole). Tokens are
-    // contiguous in preorder, so the scan yields accepted and refused runs of the preorder token list that cover
-    // it; the mask is written from the smaller side (free text refuses a few thousand tokens, accepts 120,000).
-    void walk(int32_t start, std::vector<uint32_t>& words) {
-        if (start == DEAD_ID) return;
+    // ORs into `words` the text tokens that keep byte state `id` alive. Four routes, all exact:
+    // - a state with short links (x{0,40}: its relaxed twin R decides every token of at most `left` bytes): R's
+    //   text mask (cached per byte state) on those tokens, and a walk of only the subtrees that hold a longer token;
+    // - a state one character before a loop (a string with minLength 1): tokens whose first byte leads to the loop
+    //   and loops there are decided by the loop's text mask, the others by a walk of their subtrees;
+    // - a state that loops on a broad byte class (a string body): its loop signature's tokens inside the class, and
+    //   a walk of the signature's exit trie (the tails of the other tokens, shared by every grammar on the vocabulary);
+    // - else one walk of the whole trie.
+    // compose = false (a twin's own mask) leaves out the two routes that take another state's text mask.
+    void text_mask(int32_t id, std::vector<uint32_t>& words, bool compose = true) {
+        if (id == DEAD_ID) return;
         const VocabTrie& trie = this->trie();
-        const auto& node_byte = trie.node_byte();
-        const auto& depth = trie.node_depth();
-        const auto& end = trie.node_end();
-        const auto& begin = trie.token_begin();
-        const auto& tokens = trie.tokens();
-        const auto& below = trie.below();
-        const auto& longest_below = trie.longest_below();
-        std::vector<int32_t> at_depth(trie.max_depth() + 1, DEAD_ID);
+        const bool no_partial = keys_[id].second == NO_PARTIAL;
+        if (no_partial && compose) {
+            Relaxed r = relaxed(id);
+            if (r.state != id && r.left >= 1 && relaxed(r.state).state == r.state) {
+                const std::vector<uint32_t>& twin = cached_text_mask(r.state);
+                auto short_tokens = trie.short_words(static_cast<size_t>(r.left));
+                walk(trie.arrays(), id, words, r.left);
+                for (size_t w = 0; w < words.size(); ++w) words[w] |= twin[w] & (*short_tokens)[w];
+                return;
+            }
+            if (r.state == id && step_into_loop(id, words)) return;
+        }
+        if (no_partial) {
+            if (auto sig = signature_of(id)) {
+                for (size_t w = 0; w < words.size(); ++w) words[w] |= sig->inside[w];
+                walk(sig->exits, id, words, -1);
+                return;
+            }
+        }
+        walk(trie.arrays(), id, words, -1);
+    }
+
+    // The loop a first byte b leads byte state `id` into, for every token starting with b: the state after b (its
+    // relaxed twin when every such token is short enough for it) when b leads that state back to itself, so that a
+    // token b+rest is accepted from `id` exactly when it is accepted from the loop. DEAD_ID if none.
+    int32_t loop_after(int32_t id, uint8_t b) {
+        const TrieArrays& t = trie().arrays();
+        int32_t node = t.root_child[b];
+        if (node == 0) return DEAD_ID;
+        int32_t next = transition(id, b);
+        if (next == DEAD_ID) return DEAD_ID;
+        const Relaxed& r = relaxed(next);
+        if (r.state != next) {
+            if (static_cast<int64_t>(t.longest_below[node]) - 1 > r.left) return DEAD_ID;
+            next = r.state;
+        }
+        return transition(next, b) == next ? next : DEAD_ID;
+    }
+
+    // The route of a state one character before a loop (see text_mask); false when it does not apply (a probe
+    // byte first, so that other states pay two transitions).
+    bool step_into_loop(int32_t id, std::vector<uint32_t>& words) {
+        constexpr uint8_t PROBE = 'e';
+        const int32_t loop = loop_after(id, PROBE);
+        if (loop == DEAD_ID || loop == id || relaxed(loop).state != loop) return false;
+        ByteSet first{0, 0, 0, 0};
+        int count = 0;
+        for (int b = 0; b < 128; ++b)
+            if (loop_after(id, static_cast<uint8_t>(b)) == loop) {
+                first[b >> 6] |= 1ULL << (b & 63);
+                ++count;
+            }
+        if (count < 32) return false;
+        // Tokens starting with a non-ASCII character: when every such character leads `id` to one state whose
+        // loop (for tokens short enough) is the same loop and takes every non-ASCII character back to itself.
+        const int32_t after = non_ascii_step(id);
+        if (after != DEAD_ID) {
+            const TrieArrays& t = trie().arrays();
+            const Relaxed r = relaxed(after);
+            for (int b = 0xC2; b <= 0xF4; ++b) {
+                int32_t node = t.root_child[b];
+                if (node == 0) continue;
+                int32_t target = after;
+                if (r.state != after) {
+                    if (static_cast<int64_t>(t.longest_below[node]) - 1 > r.left) continue;
+                    target = r.state;
+                }
+                if (target != loop) break;
+                if (loop_info(loop).non_ascii < 0) {
+                    bool every = loops_every_non_ascii(loop);
+                    loop_info(loop).non_ascii = every ? 1 : 0;
+                }
+                if (loop_info(loop).non_ascii != 1) break;
+                first[b >> 6] |= 1ULL << (b & 63);
+            }
+        }
+        auto first_words = trie().first_byte_words(first);
+        if (!first_words) return false;
+        const std::vector<uint32_t>& twin = cached_text_mask(loop);
+        walk(trie().arrays(), id, words, -1, &first);
+        for (size_t w = 0; w < words.size(); ++w) words[w] |= twin[w] & (*first_words)[w];
+        return true;
+    }
+
+    // The byte state every non-ASCII character leads byte state `id` (no partial) to, when no class boundary of
+    // its stacks lies inside U+0080..U+10FFFF (they all match the same stacks); DEAD_ID otherwise.
+    int32_t non_ascii_step(int32_t id) {
+        int32_t state = keys_[id].first;
+        const std::vector<uint32_t>& bounds = boundaries(state);
+        auto it = std::upper_bound(bounds.begin(), bounds.end(), 0x80u);
+        if (it != bounds.end() && *it <= MAX_CODE_POINT) return DEAD_ID;
+        npda_->begin_step();
+        return byte_state(npda_->step_char(state, 0x80), NO_PARTIAL);
+    }
+
+    // The text mask of a byte state, cached (the relaxed twins and loops many states share).
+    const std::vector<uint32_t>& cached_text_mask(int32_t id) {
+        auto found = text_masks_.find(id);
+        if (found != text_masks_.end()) return found->second;
+        std::vector<uint32_t> words(trie().n_words(), 0);
+        text_mask(id, words, false);
+        if (text_masks_.size() >= MASK_CACHE_LIMIT) text_masks_.clear();
+        return text_masks_.emplace(id, std::move(words)).first->second;
+    }
+
+    // The loop signature's masks when byte state `id` (no partial character) loops on a broad ASCII class (at
+    // least 32 bytes; a probe byte first so that other states pay one transition), else nullptr.
+    std::shared_ptr<const SignatureMasks> signature_of(int32_t id) {
+        constexpr uint8_t PROBE = 'e';
+        if (transition(id, PROBE) != id) return nullptr;
+        LoopSignature sig;
+        for (int b = 0; b < 128; ++b)
+            if (transition(id, static_cast<uint8_t>(b)) == id) sig.ascii[b >> 6] |= 1ULL << (b & 63);
+        if (__builtin_popcountll(sig.ascii[0]) + __builtin_popcountll(sig.ascii[1]) < 32) return nullptr;
+        LoopInfo& info = loop_info(id);
+        info.known[0] = info.known[1] = ~0ULL;
+        info.loops[0] = sig.ascii[0];
+        info.loops[1] = sig.ascii[1];
+        if (info.non_ascii < 0) {
+            bool every = loops_every_non_ascii(id);
+            loop_info(id).non_ascii = every ? 1 : 0;
+        }
+        sig.non_ascii = loop_info(id).non_ascii == 1;
+        return trie().signature(sig);
+    }
+
+    // ORs into `words` the tokens of trie `t` that keep byte state `start` alive. One forward scan of the preorder
+    // trie: dead subtrees are jumped over and so is a subtree whose bytes all lead a state back to itself
+    // (accepted whole). With short_limit >= 0, subtrees whose tokens all have at most short_limit bytes are skipped
+    // (refused here: the caller decides them). Tokens are contiguous in preorder, so the scan yields accepted and
+    // refused runs of the preorder token list that cover it; the mask is written from the smaller side (free text
+    // refuses a few thousand tokens, accepts 120,000). Cost: one table lookup per live node visited.
+    // skip_first: root subtrees whose first byte is in the set are skipped too (refused here, decided by the caller).
+    void walk(const TrieArrays& t, int32_t start, std::vector<uint32_t>& words, int64_t short_limit,
+              const ByteSet* skip_first = nullptr) {
+        if (start == DEAD_ID) return;
+        const auto& node_byte = t.byte;
+        const auto& depth = t.depth;
+        const auto& end = t.end;
+        const auto& begin = t.token_begin;
+        const auto& tokens = t.tokens;
+        const auto& below = t.below;
+        const auto& longest_below = t.longest_below;
+        std::vector<int32_t> at_depth(t.max_depth + 1, DEAD_ID);
         at_depth[0] = start;
-        const size_t n = trie.n_nodes();
+        const size_t n = t.n_nodes();
         size_t node = 1, walked = 0;
         std::vector<std::pair<int32_t, int32_t>> accepted, refused;
         int64_t n_accepted = 0;
@@ -292,6 +466,14 @@ class MaskEngine {
                 runs.push_back({from, to});
         };
         while (node < n) {
+            const bool skipped_first = skip_first != nullptr && depth[node] == 1 &&
+                                       (((*skip_first)[node_byte[node] >> 6] >> (node_byte[node] & 63)) & 1);
+            if (skipped_first || static_cast<int64_t>(longest_below[node]) <= short_limit) {
+                size_t last = static_cast<size_t>(end[node]);
+                add(refused, begin[node], begin[last]);
+                node = last;
+                continue;
+            }
             ++walked;
             uint16_t d = depth[node];
             int32_t next = transition(at_depth[d - 1], node_byte[node]);
@@ -308,13 +490,7 @@ class MaskEngine {
             if (r.state != next && static_cast<int64_t>(longest_below[node]) - d <= r.left) next = r.state;
             // Non-ASCII bytes below are fine when every non-ASCII character leads back here and the bytes below
             // are valid UTF-8 (a token may end inside a character: the partial is viable).
-            const ByteSet& rest = below[node];
-            const ByteSet& loops = loop_bytes(next);
-            bool ascii_loops = (rest[0] & ~loops[0]) == 0 && (rest[1] & ~loops[1]) == 0;
-            bool other_loops = (rest[2] | rest[3]) == 0 ||
-                               ((rest[2] & ~loops[2]) == 0 && (rest[3] & ~loops[3]) == 0) ||
-                               (loops_non_ascii_[next] && trie.utf8_below(node));
-            if (ascii_loops && other_loops) {
+            if (subtree_loops(next, below[node], t.utf8_below(node))) {
                 size_t last = static_cast<size_t>(end[node]);
                 add(accepted, begin[node], begin[last]);
                 n_accepted += begin[last] - begin[node];
@@ -328,8 +504,8 @@ class MaskEngine {
         }
         stats_.nodes_walked += walked;
         auto set = [&](int32_t i) {
-            uint32_t t = static_cast<uint32_t>(tokens[i]);
-            words[t >> 5] |= 1u << (t & 31);
+            uint32_t token = static_cast<uint32_t>(tokens[i]);
+            words[token >> 5] |= 1u << (token & 31);
         };
         if (n_accepted * 2 <= static_cast<int64_t>(tokens.size())) {
             for (const auto& run : accepted)
@@ -339,11 +515,11 @@ class MaskEngine {
         std::vector<uint32_t> refused_words(words.size(), 0);
         for (const auto& run : refused)
             for (int32_t i = run.first; i < run.second; ++i) {
-                uint32_t t = static_cast<uint32_t>(tokens[i]);
-                refused_words[t >> 5] |= 1u << (t & 31);
+                uint32_t token = static_cast<uint32_t>(tokens[i]);
+                refused_words[token >> 5] |= 1u << (token & 31);
             }
-        const auto& text = trie.text_words();
-        for (size_t w = 0; w < words.size(); ++w) words[w] |= text[w] & ~refused_words[w];
+        const auto& members = t.members;
+        for (size_t w = 0; w < words.size(); ++w) words[w] |= members[w] & ~refused_words[w];
     }
 
     std::unique_ptr<Npda> npda_;
@@ -353,10 +529,11 @@ class MaskEngine {
     std::unordered_map<uint64_t, int32_t> key_index_;
     std::vector<int32_t> table_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> masks_;
+    std::unordered_map<int32_t, std::vector<uint32_t>> text_masks_;
     std::unordered_map<int32_t, std::vector<uint32_t>> boundaries_;
     std::vector<int64_t> preserved_;
-    std::vector<ByteSet> loops_;
-    std::vector<uint8_t> loops_known_, loops_non_ascii_, relaxed_known_;
+    std::vector<LoopInfo> loop_info_;
+    std::vector<uint8_t> relaxed_known_;
     std::vector<Relaxed> relaxed_;
     Stats stats_;
 };

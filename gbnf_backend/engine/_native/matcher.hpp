@@ -174,24 +174,29 @@ class Matcher {
     bool fill(uint32_t* out, size_t n_cols) {
         const VocabTrie& trie = engine_->trie();
         const size_t n_words = trie.n_words();
-        std::vector<uint32_t> words(n_words, 0);
+        const size_t width = std::min(n_cols, n_words);
+        auto write = [&](const uint32_t* words) {
+            std::copy(words, words + width, out);
+            std::fill(out + width, out + n_cols, 0u);
+            for (size_t w = 0; w < n_words; ++w)
+                if (words[w] != 0xFFFFFFFFu) return true;
+            return false;
+        };
         if (!has_error_ && !state_.terminated && state_.awaiting) {
+            std::vector<uint32_t> words(n_words, 0);
             awaiting_mask(words.data(), n_words);
-        } else if (!has_error_ && !state_.terminated) {
+            return write(words.data());
+        }
+        if (!has_error_ && !state_.terminated) {
             try {
+                // The cached mask goes straight into the caller's row (no intermediate copy).
                 std::lock_guard<std::mutex> lock(engine_->mutex());
-                engine_->write_mask(state_.npda, state_.partial, words.data());
+                return write(engine_->mask(state_.npda, state_.partial).data());
             } catch (const LimitError& e) {
                 set_error(std::string("mask computation failed: ") + e.what());
             }
         }
-        if (has_error_ || state_.terminated) words = trie.eos_words();
-        const size_t width = std::min(n_cols, n_words);
-        std::copy(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(width), out);
-        std::fill(out + width, out + n_cols, 0u);
-        for (size_t w = 0; w < n_words; ++w)
-            if (words[w] != 0xFFFFFFFFu) return true;
-        return false;
+        return write(trie.eos_words().data());
     }
 
    private:

@@ -33,6 +33,8 @@ __all__ = ["BATCH_THREADS", "NativeGrammarMatcher", "fill_batch", "native_matche
 
 #: Threads of a batch fill (the GIL is released; matchers sharing a compiled grammar take turns on it).
 BATCH_THREADS = 2
+#: The dtype of a bitmask the fast path of fill_next_token_bitmask hands to the core as is.
+_INT32 = np.dtype(np.int32)
 
 
 def native_matcher_class() -> type[NativeGrammarMatcher] | None:
@@ -58,6 +60,7 @@ class NativeGrammarMatcher(GrammarMatcher):
         core = load_core()
         if core is None:
             raise RuntimeError("the compiled core is not available (see gbnf_backend.engine_name())")
+        self._n_tokens = self.vocab.size
         compiled = self.compiled
         self.native_engine: _core.Engine = native_engine(
             core, self.grammar, self.vocab, preserved_token_ids=compiled.preserved_token_ids
@@ -155,6 +158,16 @@ class NativeGrammarMatcher(GrammarMatcher):
         cleared. Raises :class:`MatcherError` for a wrong buffer or row index, checked before anything is written.
         Cost: a copy of a cached mask, or one scan of the live part of the vocabulary's trie for a new state.
         """
+        if (  # the usual call (a C-contiguous, aligned, writeable int32 numpy matrix): straight to the core
+            type(bitmask) is np.ndarray
+            and bitmask.dtype is _INT32
+            and bitmask.ndim == 2
+            and type(index) is int
+            and 0 <= index < bitmask.shape[0]
+            and self._set_error is None
+            and bitmask.flags.carray
+        ):
+            return self._native.fill(bitmask, index)
         array = as_numpy_bitmask(bitmask)
         if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < array.shape[0]:
             raise MatcherError(f"row {index!r} is outside a bitmask of {array.shape[0]} rows")
@@ -184,6 +197,8 @@ class NativeGrammarMatcher(GrammarMatcher):
     # ---- accepting ---------------------------------------------------------------------------------------------
     def accept_token(self, token_id: int) -> bool:
         """Accept one sampled token; return False (state unchanged) if the grammar does not allow it."""
+        if self._set_error is None and type(token_id) is int and 0 <= token_id < self._n_tokens:
+            return self._native.accept_token(token_id)  # the usual call, checked in three comparisons
         if self._set_error is not None or not self._valid_id(token_id):
             return False
         return self._native.accept_token(int(token_id))

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -56,6 +57,33 @@ struct Terminal {
         }
         return covered <= hi;
     }
+};
+
+// A set that lives in an inline array while small (a closure usually visits a handful of pairs: no allocation)
+// and moves to a hash set when it grows.
+template <typename T>
+class SmallSet {
+   public:
+    // Inserts v; returns whether it was new.
+    bool insert(T v) {
+        if (n_ <= INLINE) {
+            for (size_t i = 0; i < n_; ++i)
+                if (inline_[i] == v) return false;
+            if (n_ < INLINE) {
+                inline_[n_++] = v;
+                return true;
+            }
+            big_.insert(inline_.begin(), inline_.end());
+            n_ = INLINE + 1;
+        }
+        return big_.insert(v).second;
+    }
+
+   private:
+    static constexpr size_t INLINE = 32;
+    std::array<T, INLINE> inline_{};
+    size_t n_ = 0;  // INLINE + 1: the elements are in big_
+    std::unordered_set<T> big_;
 };
 
 struct Limits {
@@ -126,8 +154,8 @@ class Npda {
             if (it != other.end()) return it->second;
         }
         std::vector<int32_t> out;
-        // Copy: interning below may grow states_ and move the stacks vector.
-        std::vector<int32_t> current = states_[state].stacks;
+        // states_ is a deque: interning below never moves this state's stacks.
+        const std::vector<int32_t>& current = states_[state].stacks;
         for (int32_t stack : current) {
             if (stack <= SENTINEL) continue;
             int32_t p = node_position_[stack];
@@ -149,7 +177,7 @@ class Npda {
     int32_t step_token_reference(int32_t state, int64_t token_id) {
         check_state(state);
         std::vector<int32_t> out;
-        std::vector<int32_t> current = states_[state].stacks;
+        const std::vector<int32_t>& current = states_[state].stacks;
         for (int32_t stack : current) {
             if (stack <= SENTINEL) continue;
             int32_t p = node_position_[stack];
@@ -205,7 +233,7 @@ class Npda {
         auto found = canonical_states_.find(state);
         if (found != canonical_states_.end()) return found->second;
         std::vector<int32_t> out;
-        std::vector<int32_t> current = states_[state].stacks;
+        const std::vector<int32_t>& current = states_[state].stacks;
         for (int32_t stack : current) out.push_back(canonical_node(stack));
         int32_t result = intern(std::move(out));
         canonical_states_.emplace(state, result);
@@ -236,7 +264,7 @@ class Npda {
         if (found != relaxed_states_.end()) return found->second;
         std::vector<int32_t> out;
         int32_t fewest = INT32_MAX;
-        std::vector<int32_t> current = states_[state].stacks;
+        const std::vector<int32_t>& current = states_[state].stacks;
         for (int32_t stack : current) {
             auto r = relaxed_node(stack);
             out.push_back(r.first);
@@ -434,11 +462,11 @@ class Npda {
         auto found = closures_.find(node);
         if (found != closures_.end()) return found->second;
         std::vector<int32_t> out;
-        std::unordered_set<uint64_t> seen;
-        std::unordered_set<int32_t> emitted;
+        SmallSet<uint64_t> seen;
+        SmallSet<int32_t> emitted;
         std::vector<std::pair<int32_t, int32_t>> todo{{node_position_[node], node_parent_[node]}};
         auto emit = [&](int32_t stack) {
-            if (emitted.insert(stack).second) {
+            if (emitted.insert(stack)) {
                 out.push_back(stack);
                 if (out.size() > limits_.max_stacks)
                     throw LimitError("grammar too ambiguous: more than " + std::to_string(limits_.max_stacks) + " live stacks");
@@ -447,7 +475,7 @@ class Npda {
         while (!todo.empty()) {
             auto [p, parent] = todo.back();
             todo.pop_back();
-            if (!seen.insert(pair_key(p, parent)).second) continue;
+            if (!seen.insert(pair_key(p, parent))) continue;
             charge(1);
             int32_t k = kind_[p];
             if (is_end_kind(k)) {
@@ -475,14 +503,17 @@ class Npda {
         if (stacks.empty()) return DEAD;
         if (stacks.size() > limits_.max_stacks)
             throw LimitError("grammar too ambiguous: more than " + std::to_string(limits_.max_stacks) + " live stacks");
-        auto it = state_index_.find(stacks);
-        if (it != state_index_.end()) return it->second;
+        // Indexed by the stacks' hash (no second copy of them, cheap rehashing); equal hashes compare the stacks.
+        const uint64_t hash = VectorHash{}(stacks);
+        auto range = state_index_.equal_range(hash);
+        for (auto it = range.first; it != range.second; ++it)
+            if (states_[it->second].stacks == stacks) return it->second;
         int32_t id = static_cast<int32_t>(states_.size());
-        StateInfo info;
-        info.stacks = stacks;
+        states_.emplace_back();
+        StateInfo& info = states_.back();
+        info.stacks = std::move(stacks);
         info.ascii.fill(NOT_COMPUTED);
-        states_.push_back(std::move(info));
-        state_index_.emplace(std::move(stacks), id);
+        state_index_.emplace(hash, id);
         return id;
     }
 
@@ -494,8 +525,8 @@ class Npda {
     std::vector<int32_t> node_position_, node_parent_;
     std::unordered_map<uint64_t, int32_t> node_index_;
     std::unordered_map<int32_t, std::vector<int32_t>> closures_;
-    std::vector<StateInfo> states_;
-    std::unordered_map<std::vector<int32_t>, int32_t, VectorHash> state_index_;
+    std::deque<StateInfo> states_;  // a deque: a state's stacks stay put while new states are interned
+    std::unordered_multimap<uint64_t, int32_t> state_index_;
     std::vector<int32_t> canonical_, short_left_, short_twin_;
     std::unordered_map<int32_t, std::pair<int32_t, int32_t>> relaxed_nodes_, relaxed_states_;
     std::unordered_map<int32_t, int32_t> canonical_nodes_, canonical_states_;

@@ -79,6 +79,12 @@ _REF_ITEM = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t]+|#[^\r\n]*)*")
 _REF_ITEM_NL = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t\r\n]+|#[^\r\n]*)*")
 _LITERAL_ITEM = re.compile(r'"([^"\\\r\n]*)"(?:[ \t]+|#[^\r\n]*)*')
 _LITERAL_ITEM_NL = re.compile(r'"([^"\\\r\n]*)"(?:[ \t\r\n]+|#[^\r\n]*)*')
+# The fast path for a whole rule on one line made only of references, escape-free literals and '|' (what the
+# JSON Schema converter writes for most rules): the head, then the body checked by one match and read by one scan.
+_FLAT_HEAD = re.compile(r"([A-Za-z0-9_-]+)[ \t]*::=[ \t]*")
+_FLAT_BODY = re.compile(r'(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*"|\|)[ \t]*)+')
+_FLAT_TOKEN = re.compile(r'([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)"|\|')
+_SIMPLE_ESCAPE = re.compile(r"\\(.)")
 
 
 @dataclass(frozen=True)
@@ -241,7 +247,56 @@ class _Parser:
             pos = self.parse_rule(pos)
         return self.out
 
+    def parse_flat_rule(self, pos: int) -> int | None:
+        """Parse the rule at ``pos`` if it is one line of references, escape-free literals and ``|`` (not ending
+        in ``|``, which would continue on the next line); return the offset of the next rule, or None to leave
+        the rule to :meth:`parse_rule`. Same elements, symbol ids and errors as the general path, without its
+        per-item dispatch."""
+        text = self.text
+        head = _FLAT_HEAD.match(text, pos)
+        if head is None:
+            return None
+        body = _FLAT_BODY.match(text, head.end())
+        if body is None:
+            return None
+        end = body.end()
+        if (end < self.n and text[end] not in "\r\n") or text[body.start() : end].rstrip(" \t").endswith("|"):
+            return None
+        name = head.group(1)
+        out = self.out
+        sid = self.symbol_id(name, pos)
+        if sid in out.defined:
+            return None  # the general path reports the duplicate
+        out.defined.add(sid)
+        out.offsets[sid] = pos
+        ids = out.symbol_ids
+        elements: list[Element] = []
+        append = elements.append
+        for item in _FLAT_TOKEN.finditer(text, body.start(), end):
+            ref_name = item.group(1)
+            if ref_name is not None:
+                ref = ids.get(ref_name)
+                if ref is None:
+                    ref = self.symbol_id(ref_name, item.start())
+                append((_REF, ref))
+                continue
+            literal = item.group(2)
+            if literal is not None:
+                if "\\" in literal:
+                    literal = _SIMPLE_ESCAPE.sub(_unescape, literal)
+                elements.extend(zip(repeat(_CHAR), map(ord, literal)))
+            else:
+                append(_ALT_ELEMENT)
+        append(_END_ELEMENT)
+        self.add_rule(sid, elements)
+        if end < self.n:
+            end += 2 if text.startswith("\r\n", end) else 1
+        return self.skip_space(end, True)
+
     def parse_rule(self, pos: int) -> int:
+        fast = self.parse_flat_rule(pos)
+        if fast is not None:
+            return fast
         name_end = self.scan_name(pos)
         name = self.text[pos:name_end]
         sid = self.symbol_id(name, pos)
@@ -512,6 +567,10 @@ class _Parser:
             # Outermost link first: the one referenced from the expansion site.
             self.out.chains.append(RepetitionChain(tuple(reversed(chain)), tuple(unit)))
         return weight
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return _SIMPLE_ESCAPES[match.group(1)]
 
 
 def _names_in(text: str) -> set[str]:

@@ -102,6 +102,9 @@ class Emitter:
         self._pending: list[tuple[str, list[Alt], Sub]] = []
         self._counter: dict[str, int] = {}
         self.key_tries: dict[tuple[str, ...], str] = {}
+        # Groups made by seq() that hold a plain sequence (no top-level '|'): safe to splice or unwrap.
+        self._pure_groups: set[str] = set()
+        self._shared: dict[str, str] = {}  # rule body -> name, see shared_rule()
         # Draft 6 and later count 1.0 as an integer; drafts 3 and 4 (declared by $schema) do not.
         root = norm.root
         declared = root.get("$schema") if isinstance(root, dict) else None
@@ -131,7 +134,25 @@ class Emitter:
     def helper(self, owner: str, suffix: str, body: str) -> str:
         """Define a helper rule ``{owner}-{suffix}`` (numbered if taken) and return its name."""
         name = self.fresh(self.sub_name(owner, suffix))
-        self.rules[name] = body
+        self.rules[name] = self.unwrap(body)
+        return name
+
+    def shared_rule(self, owner: str, suffix: str, body: str, *, base: str | None = None) -> str:
+        """A helper rule of ``owner`` with this body (named ``base``-N instead when given), or the rule already
+        made with the same body (any owner).
+
+        Content-keyed: schemas that repeat a sub-grammar (the same member in many objects, merged by ``allOf``
+        or ``$ref``) spell it once, which shrinks the text and every later stage. Cost O(len(body)).
+        """
+        body = self.unwrap(body)
+        name = self._shared.get(body)
+        if name is None:
+            if base is None:
+                name = self.helper(owner, suffix, body)
+            else:  # a short name of its own (the rule serves many owners)
+                name = self.fresh(base)
+                self.rules[name] = body
+            self._shared[body] = name
         return name
 
     def rule_for(self, conj: Conj, anchor: Sub) -> str | None:
@@ -231,11 +252,32 @@ class Emitter:
         """The whitespace rule name, or "" when the mode allows none."""
         return "" if self.mode == "none" else self.prim("space")
 
-    @staticmethod
-    def seq(*parts: str) -> str:
-        """Join non-empty parts with spaces; a parenthesised group when more than one."""
+    def seq(self, *parts: str) -> str:
+        """Join non-empty parts with spaces; a parenthesised group when more than one.
+
+        A part that is itself such a group (made here, holding no top-level ``|``) is spliced in without its
+        parentheses: ``(a (b c) d)`` and ``(a b c d)`` match the same strings, and every group costs the GBNF
+        parser a helper rule. Cost O(total length of the parts).
+        """
         items = [p for p in parts if p]
-        return items[0] if len(items) == 1 else "(" + " ".join(items) + ")"
+        if len(items) == 1:
+            return items[0]
+        pure = self._pure_groups
+        flat = True
+        for k, item in enumerate(items):
+            if item in pure:
+                items[k] = item[1:-1]
+            elif flat and "|" in item and _has_top_level_bar(item):
+                flat = False
+        group = "(" + " ".join(items) + ")"
+        if flat:
+            pure.add(group)
+        return group
+
+    def unwrap(self, expr: str) -> str:
+        """``expr`` without its parentheses when it is a sequence group made by :meth:`seq`: for a rule body or
+        one alternative of an alternation, where the parentheses (a helper rule each) add nothing."""
+        return expr[1:-1] if expr in self._pure_groups else expr
 
     def charset_rule(self, cs: Charset) -> str | None:
         """A shared rule for one JSON-encoded character of ``cs`` (named by a hash of the set)."""
@@ -258,8 +300,10 @@ class Emitter:
         parts: list[str] = []
         for alt in alts:
             e = self.alt_expr(alt, owner, anchor)
-            if e is not None and e not in parts:
-                parts.append(e)
+            if e is not None:
+                e = self.unwrap(e)
+                if e not in parts:
+                    parts.append(e)
         return " | ".join(parts) if parts else None
 
     def alt_expr(self, alt: Alt, owner: str, anchor: Sub) -> str | None:
@@ -488,6 +532,22 @@ def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:
     else:
         seq[k] = RegexNode("rep", item.pos, items=item.items, lo=new_lo, hi=new_hi)
     return RegexNode("seq", 0, items=(RegexNode("bol", 0), *seq, RegexNode("eol", 0)))
+
+
+_LITERALS_AND_CLASSES = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]')
+
+
+def _has_top_level_bar(expr: str) -> bool:
+    """Whether ``expr`` has a ``|`` outside every group, literal and class (it is an alternation). O(len)."""
+    depth = 0
+    for ch in _LITERALS_AND_CLASSES.sub("", expr):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return True
+    return False
 
 
 # An integer's optional zero fraction ("1.0", "-3.00"): the same value, so the same integer.

@@ -99,7 +99,9 @@ class Emitter:
         self.mode = whitespace
         self.rules: dict[str, str] = {}
         self._names: dict[tuple[tuple[str, str], ...], str | None] = {}
-        self._pending: list[tuple[str, list[Alt], Sub]] = []
+        self._pending: list[tuple[str, list[Alt], Sub, tuple[object, ...] | None]] = []
+        # Rule by alternatives: subschemas at different places that normalise to the same alternatives.
+        self._by_content: dict[tuple[object, ...], str] = {}
         self._counter: dict[str, int] = {}
         self.key_tries: dict[tuple[str, ...], str] = {}
         # Groups made by seq() that hold a plain sequence (no top-level '|'): safe to splice or unwrap.
@@ -168,13 +170,20 @@ class Emitter:
         if not alts:
             self._names[key] = None
             return None
-        if _is_any(alts):
-            name: str | None = self.prim("value")
+        content = _content_key(alts)
+        name: str | None = None if content is None else self._by_content.get(content)
+        if name is not None:
+            pass  # another subschema with the same alternatives: the same language, spelled once
+        elif _is_any(alts):
+            name = self.prim("value")
         else:
             first = conj[0].ptr if conj else anchor.ptr
             slug = _slug(first) + ("-and" if len(conj) > 1 else "")
             name = self.fresh(f"{self.name}--{slug}" if slug else self.name)
-            self._pending.append((name, alts, conj[0] if conj else anchor))
+            self._pending.append((name, alts, conj[0] if conj else anchor, content))
+            if content is not None and self.norm.strict:
+                # Strict: nothing is weakened (or the conversion fails), so sharing loses no warning.
+                self._by_content[content] = name
         self._names[key] = name
         return name
 
@@ -196,12 +205,16 @@ class Emitter:
         alts = self.norm.alts(root)
         self.rules[self.name] = ""
         self._names[((root.base, root.ptr),)] = self.name
-        self._pending.append((self.name, alts, root))
+        self._pending.append((self.name, alts, root, None))
         while self._pending:
-            name, alts, anchor = self._pending.pop()
+            name, alts, anchor, content = self._pending.pop()
             self.norm.last_pointer = anchor.ptr
+            warned = len(self.norm.warnings)
             body = self.alts_expr(alts, name, anchor)
             self.rules[name] = body if body is not None else NEVER_CLASS
+            if content is not None and len(self.norm.warnings) == warned:
+                # Lenient: share only rules whose emission weakened nothing (each weakening keeps its pointer).
+                self._by_content.setdefault(content, name)
 
     # -- primitives --------------------------------------------------------------------------------
 
@@ -557,6 +570,19 @@ _ZERO_FRACTION = '("." [0]+)?'
 def _group(expr: str) -> str:
     """``expr`` parenthesised unless it already is one group."""
     return expr if is_one_group(expr) else f"({expr})"
+
+
+def _content_key(alts: list[Alt]) -> tuple[object, ...] | None:
+    """The alternatives as a dictionary key (equal keys: the same language), or None if there is none.
+
+    Enum values are keyed by their JSON text: Python finds ``1 == True == 1.0``, JSON does not.
+    """
+    try:
+        key = tuple(("enum", json.dumps(a.values)) if isinstance(a, EnumAlt) else a for a in alts)
+        hash(key)
+    except (TypeError, ValueError):
+        return None
+    return key
 
 
 def _is_any(alts: list[Alt]) -> bool:

@@ -99,6 +99,7 @@ class Normalizer(AltAlgebra):
         self._pointers: list[str] = []
         self.last_pointer = ""
         self._valid: Callable[[Sub, Any], bool] | None = None
+        self._memo: dict[tuple[int, str, str], tuple[Any, tuple[Alt, ...]]] = {}  # see alts()
         # A document declaring drafts 3-7 follows that draft where it differs from 2020-12 in a way that
         # matters to real schemas: "$ref" replaces its siblings, and drafts before 7 have no "if".
         draft = declared_draft(root)
@@ -117,7 +118,13 @@ class Normalizer(AltAlgebra):
         return self._valid(sub, value)
 
     def alts(self, sub: Sub) -> list[Alt]:
-        """Return the alternatives of ``sub``. Cost: proportional to the keywords inlined (refs, allOf)."""
+        """Return the alternatives of ``sub``. Cost: proportional to the keywords inlined (refs, allOf), once per
+        subschema (then memoised: the same subschema is asked for again by every ``$ref`` to it, every
+        conjunction it joins and every ``oneOf`` disjointness test)."""
+        memo_key = (id(sub.schema), sub.base, sub.ptr)
+        done = self._memo.get(memo_key)
+        if done is not None:
+            return list(done[1])
         key = id(sub.schema)
         if (
             key in self._active
@@ -131,7 +138,10 @@ class Normalizer(AltAlgebra):
         self._pointers.append(sub.ptr)
         self.last_pointer = sub.ptr
         try:
-            return self._alts(sub)
+            result = self._alts(sub)
+            # The schema is kept with the result so that its id() cannot be reused by another (synthesised) one.
+            self._memo[memo_key] = (sub.schema, tuple(result))
+            return result
         except SchemaError as exc:
             if exc.pointer:
                 raise

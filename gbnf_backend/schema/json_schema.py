@@ -120,13 +120,13 @@ def _check_name(name: str, what: str) -> None:
         raise ValueError(f"{what} {name!r} may contain only [a-zA-Z0-9-]")
 
 
-_LITERALS = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]')
-_WORDS = re.compile(r"[a-zA-Z0-9-]+")
+# A literal or a class (skipped), or a word: a rule name, or the digits of a repetition bound.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\[[^\]\\]*(?:\\.[^\]\\]*)*\]|([a-zA-Z0-9-]+)')
 
 
 def _references(body: str) -> list[str]:
     """Rule names used in a GBNF body (literals and classes skipped). Cost O(len(body))."""
-    return [w for w in _WORDS.findall(_LITERALS.sub(" ", body)) if not w.isdigit()]
+    return [w for w in _TOKENS.findall(body) if w and not w.isdigit()]
 
 
 def _reachable(rules: dict[str, str], root: str) -> dict[str, str]:

@@ -189,8 +189,8 @@ def _determinize(nfa: _Nfa) -> KeyDfa:
                 for interval in range(bisect_left(bounds, lo), bisect_left(bounds, hi + 1)):
                     reached[interval].add(t)
         by_target: dict[frozenset[int], list[tuple[int, int]]] = {}
-        for targets, (lo, nxt_lo) in zip(reached, pairwise(bounds), strict=True):
-            by_target.setdefault(frozenset(targets), []).append((lo, nxt_lo - 1))
+        for hit, (lo, nxt_lo) in zip(reached, pairwise(bounds), strict=True):
+            by_target.setdefault(frozenset(hit), []).append((lo, nxt_lo - 1))
         row = []
         for targets, ranges in by_target.items():
             closed = _closure(nfa, targets)

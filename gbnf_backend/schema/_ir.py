@@ -100,6 +100,7 @@ class Normalizer(AltAlgebra):
         self.last_pointer = ""
         self._valid: Callable[[Sub, Any], bool] | None = None
         self._memo: dict[tuple[int, str, str], tuple[Any, tuple[Alt, ...]]] = {}  # see alts()
+        self._conj_memo: dict[object, tuple[Conj, tuple[Alt, ...]]] = {}  # see conj_alts()
         # A document declaring drafts 3-7 follows that draft where it differs from 2020-12 in a way that
         # matters to real schemas: "$ref" replaces its siblings, and drafts before 7 have no "if".
         draft = declared_draft(root)
@@ -451,8 +452,13 @@ class Normalizer(AltAlgebra):
         )
 
     def conj_alts(self, conj: Conj, sub: Sub) -> list[Alt]:
-        """Alternatives of a conjunction of subschemas (all must hold)."""
+        """Alternatives of a conjunction of subschemas (all must hold); memoised like :meth:`alts`."""
+        memo_key = (tuple((id(part.schema), part.base, part.ptr) for part in conj), sub.base, sub.ptr)
+        done = self._conj_memo.get(memo_key)
+        if done is not None:
+            return list(done[1])
         result: list[Alt] = [self._typed(sub, t, {}) for t in _ALL_TYPES]
         for part in conj:
             result = self.intersect_lists(result, self.alts(part), part)
+        self._conj_memo[memo_key] = (conj, tuple(result))  # (the schemas kept alive: their ids stay theirs)
         return result

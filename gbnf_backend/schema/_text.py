@@ -10,6 +10,7 @@ produced: they would make the length of a string ambiguous (one pair or two lone
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -31,6 +32,8 @@ __all__ = [
     "union",
 ]
 
+#: Printable ASCII but the quote and the backslash (JSON and GBNF literals write these as themselves).
+_PLAIN = re.compile(r'[ !#-\[\]-~]*')
 Charset = tuple[tuple[int, int], ...]
 MAX_CP = 0x10FFFF
 ANY: Charset = ((0, MAX_CP),)
@@ -216,5 +219,7 @@ def json_string_literal(text: str) -> str:
     Accepts the two canonical spellings (``json.dumps`` with and without ``ensure_ascii``); other valid
     spellings (``\\u0061`` for ``a``) are not accepted, which only narrows the language.
     """
+    if _PLAIN.fullmatch(text):  # printable ASCII without quote or backslash: one spelling, written as is
+        return '"\\"' + text + '\\""'
     forms = dict.fromkeys((_json_dumps_str(text, False), _json_dumps_str(text, True)))
     return _alts([gbnf_literal(f) for f in forms])

@@ -83,7 +83,7 @@ _LITERAL_ITEM_NL = re.compile(r'"([^"\\\r\n]*)"(?:[ \t\r\n]+|#[^\r\n]*)*')
 # JSON Schema converter writes for most rules): the head, then the body checked by one match and read by one scan.
 _FLAT_HEAD = re.compile(r"([A-Za-z0-9_-]+)[ \t]*::=[ \t]*")
 _FLAT_BODY = re.compile(r'(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*"|\|)[ \t]*)+')
-_FLAT_TOKEN = re.compile(r'([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)"|\|')
+_FLAT_TOKEN = re.compile(r'([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)"|(\|)')
 _SIMPLE_ESCAPE = re.compile(r"\\(.)")
 
 
@@ -154,6 +154,8 @@ class _Parser:
         self.n = len(text)
         # Names that appear anywhere in the text: generated helper names must never collide with them.
         self._generated_counter = 0
+        # Rules first referenced in a one-line rule: the span of that rule's body (see _locate_references).
+        self._first_seen_in: dict[int, tuple[int, int]] = {}
 
     # ---- errors and small scanners ------------------------------------------------------------------------
     def fail(self, message: str, offset: int, rule: str | None = None) -> GrammarError:
@@ -245,7 +247,21 @@ class _Parser:
         pos = self.skip_space(0, True)
         while pos < self.n:
             pos = self.parse_rule(pos)
+        self._locate_references()
         return self.out
+
+    def _locate_references(self) -> None:
+        """Give each rule that is referenced but never defined, first seen in a one-line rule, the exact offset
+        of that first reference (what the general path records), for the "undefined rule" error."""
+        out = self.out
+        names = {sid: name for name, sid in out.symbol_ids.items() if sid in self._first_seen_in}
+        for sid, (start, end) in self._first_seen_in.items():
+            if sid in out.defined:
+                continue
+            for item in _FLAT_TOKEN.finditer(self.text, start, end):
+                if item.group(1) == names[sid]:
+                    out.offsets[sid] = item.start()
+                    break
 
     def parse_flat_rule(self, pos: int) -> int | None:
         """Parse the rule at ``pos`` if it is one line of references, escape-free literals and ``|`` (not ending
@@ -260,7 +276,11 @@ class _Parser:
         if body is None:
             return None
         end = body.end()
-        if (end < self.n and text[end] not in "\r\n") or text[body.start() : end].rstrip(" \t").endswith("|"):
+        if end < self.n and text[end] not in "\r\n":
+            return None
+        start = body.start()
+        tokens = _FLAT_TOKEN.findall(text, start, end)  # (name, literal, bar): one of them set (or an empty "")
+        if tokens[-1][2]:
             return None
         name = head.group(1)
         out = self.out
@@ -272,21 +292,21 @@ class _Parser:
         ids = out.symbol_ids
         elements: list[Element] = []
         append = elements.append
-        for item in _FLAT_TOKEN.finditer(text, body.start(), end):
-            ref_name = item.group(1)
-            if ref_name is not None:
+        for ref_name, literal, bar in tokens:
+            if ref_name:
                 ref = ids.get(ref_name)
                 if ref is None:
-                    ref = self.symbol_id(ref_name, item.start())
+                    # First seen here: the offset of this reference matters only if the rule is never defined,
+                    # so it is found then (see _locate_references); the rule's body stands in until then.
+                    ref = self.symbol_id(ref_name, start)
+                    self._first_seen_in[ref] = (start, end)
                 append((_REF, ref))
-                continue
-            literal = item.group(2)
-            if literal is not None:
+            elif bar:
+                append(_ALT_ELEMENT)
+            elif literal:
                 if "\\" in literal:
                     literal = _SIMPLE_ESCAPE.sub(_unescape, literal)
                 elements.extend(zip(repeat(_CHAR), map(ord, literal)))
-            else:
-                append(_ALT_ELEMENT)
         append(_END_ELEMENT)
         self.add_rule(sid, elements)
         if end < self.n:

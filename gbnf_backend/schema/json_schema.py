@@ -61,6 +61,7 @@ from typing import Any
 
 from .._gbnf_text import gbnf_rules
 from ..errors import SchemaError
+from ..grammar import gc_paused
 from ._emit import Emitter
 from ._formats import FORMATS
 from ._ir import Normalizer
@@ -169,7 +170,8 @@ def convert_json_schema(
     norm = Normalizer(registry, doc, strict=strict, forbid_additional=forbid_additional_properties, formats=FORMATS)
     em = Emitter(norm, name=name, shared_prefix=shared_prefix, whitespace=whitespace)
     try:
-        em.run(registry.root_sub(doc))
+        with gc_paused():
+            em.run(registry.root_sub(doc))
     except SchemaError as exc:
         if not exc.pointer and norm.current_pointer:
             raise SchemaError(exc.reason, pointer=norm.current_pointer) from None

@@ -47,7 +47,7 @@ _CLASS_ESCAPES = {0x5D: "\\]", 0x5B: "\\[", 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\
 _CLASS_ESCAPES |= {0x2D: "\\x2D", 0x5E: "\\x5E"}  # '-' and '^' mean something depending on where they stand
 _HEX_DIGITS = frozenset(map(ord, "0123456789abcdefABCDEF"))
 #: Printable ASCII but the quote and the backslash: characters every literal writes as themselves.
-_PLAIN_ASCII = re.compile(r'[ !#-\[\]-~]*')
+_PLAIN_ASCII = re.compile(r"[ !#-\[\]-~]*")
 
 
 def _char(cp: int, escapes: dict[int, str], after_hex: bool) -> str:

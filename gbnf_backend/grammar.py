@@ -37,6 +37,7 @@ def gc_paused() -> Iterator[None]:
         if was_enabled:
             gc.enable()
 
+
 _E = ElementType
 
 

@@ -104,9 +104,10 @@ class Emitter:
         self._by_content: dict[tuple[object, ...], str] = {}
         self._counter: dict[str, int] = {}
         self.key_tries: dict[tuple[str, ...], str] = {}
+        self.key_nodes: dict[tuple[bool, tuple[tuple[str, str], ...]], str] = {}  # trie node -> its rule
         # Groups made by seq() that hold a plain sequence (no top-level '|'): safe to splice or unwrap.
         self._pure_groups: set[str] = set()
-        self._shared: dict[str, str] = {}  # rule body -> name, see shared_rule()
+        self._shared: dict[str, str] = {}  # rule body -> name, see helper()
         # Draft 6 and later count 1.0 as an integer; drafts 3 and 4 (declared by $schema) do not.
         root = norm.root
         declared = root.get("$schema") if isinstance(root, dict) else None
@@ -134,26 +135,28 @@ class Emitter:
         return f"{owner}-{suffix}" if "--" in owner else f"{owner}--{suffix}"
 
     def helper(self, owner: str, suffix: str, body: str) -> str:
-        """Define a helper rule ``{owner}-{suffix}`` (numbered if taken) and return its name."""
-        name = self.fresh(self.sub_name(owner, suffix))
-        self.rules[name] = self.unwrap(body)
-        return name
+        """Return a helper rule with this body: the one already made with the same body (by any owner), else a
+        new rule ``{owner}-{suffix}`` (numbered if taken).
 
-    def shared_rule(self, owner: str, suffix: str, body: str, *, base: str | None = None) -> str:
-        """A helper rule of ``owner`` with this body (named ``base``-N instead when given), or the rule already
-        made with the same body (any owner).
-
-        Content-keyed: schemas that repeat a sub-grammar (the same member in many objects, merged by ``allOf``
-        or ``$ref``) spell it once, which shrinks the text and every later stage. Cost O(len(body)).
+        Content-keyed: a rule is its body, so equal bodies are one rule; schemas that repeat a sub-grammar (the
+        same member, optional-member chain or repetition in many objects, merged by ``allOf`` or ``$ref``)
+        spell it once, which shrinks the text and every later stage. Cost O(len(body)).
         """
         body = self.unwrap(body)
         name = self._shared.get(body)
         if name is None:
-            if base is None:
-                name = self.helper(owner, suffix, body)
-            else:  # a short name of its own (the rule serves many owners)
-                name = self.fresh(base)
-                self.rules[name] = body
+            name = self.fresh(self.sub_name(owner, suffix))
+            self.rules[name] = body
+            self._shared[body] = name
+        return name
+
+    def shared_rule(self, base: str, body: str) -> str:
+        """:meth:`helper` for a rule that serves many owners: a new one is named ``base`` (numbered if taken)."""
+        body = self.unwrap(body)
+        name = self._shared.get(body)
+        if name is None:
+            name = self.fresh(base)
+            self.rules[name] = body
             self._shared[body] = name
         return name
 

@@ -261,7 +261,7 @@ def object_expr(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub) -> str | None
     if len(members) > 1:
         # A member is written in the "first" rule and in every "o" rule of its position (one per count with
         # min/maxProperties): one rule per member, shared by content across objects, keeps each spelled once.
-        members = [(key, em.shared_rule(owner, "m", member), req) for key, member, req in members if member]
+        members = [(key, em.helper(owner, "m", member), req) for key, member, req in members if member]
     known = list(dict.fromkeys([k for k, _, _ in members] + names))
     if classes is not None:
         extra = _classified_member(em, alt, owner, anchor, classes)
@@ -420,10 +420,18 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     # or a rule shared by content (equal subtries, common across the objects of one schema, are spelled once).
     # One flat rule per node (no nested groups: a group costs the parser a helper rule anyway).
     follow: list[str] = [""] * len(children)
+    memo_nodes = em.key_nodes
     for i in range(len(children) - 1, -1, -1):
+        kids = sorted(children[i].items())
+        # A node is its end flag and its children's follow-ups: nodes equal so are found before any text is built.
+        signature = (terminal[i], tuple((ch, follow[j]) for ch, j in kids))
+        known_follow = memo_nodes.get(signature)
+        if known_follow is not None:
+            follow[i] = known_follow
+            continue
         is_plain = plain(i)
         alts = []
-        for ch, j in children[i].items():
+        for ch, j in kids:
             # Printable ASCII is matched raw only: an escaped spelling such as \u0061 is refused on both
             # sides (listed keys and the "other character" branch), so the split stays exact.
             expr = gbnf_literal(ch) if is_plain else json_char_expr(((ord(ch), ord(ch)),))
@@ -439,7 +447,8 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
             if rule is not None:
                 alts.append(f'{rule} {char}* "\\""')
         body = " | ".join(alts)
-        follow[i] = body if " " not in body else em.shared_rule(owner, "key", body, base=f"{em.name}--key")
+        follow[i] = body if " " not in body else em.shared_rule(f"{em.name}--key", body)
+        memo_nodes[signature] = follow[i]
     memo[memo_key] = f'"\\"" {follow[0]}'
     return memo[memo_key]
 

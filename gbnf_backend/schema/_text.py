@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 #: Printable ASCII but the quote and the backslash (JSON and GBNF literals write these as themselves).
-_PLAIN = re.compile(r'[ !#-\[\]-~]*')
+_PLAIN = re.compile(r"[ !#-\[\]-~]*")
 Charset = tuple[tuple[int, int], ...]
 MAX_CP = 0x10FFFF
 ANY: Charset = ((0, MAX_CP),)

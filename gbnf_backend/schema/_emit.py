@@ -588,9 +588,12 @@ def _content_key(alts: list[Alt]) -> tuple[object, ...] | None:
     return key
 
 
+_PLAIN_ALTS = frozenset({NullAlt(), BoolAlt(), NumAlt(), StrAlt(), ArrAlt()})
+
+
 def _is_any(alts: list[Alt]) -> bool:
     """Whether the alternatives are the six unconstrained types (any JSON value)."""
-    plain = {NullAlt(), BoolAlt(), NumAlt(), StrAlt(), ArrAlt()}
+    plain = _PLAIN_ALTS
     seen = set()
     for a in alts:
         if isinstance(a, EnumAlt):

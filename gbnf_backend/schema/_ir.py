@@ -457,8 +457,29 @@ class Normalizer(AltAlgebra):
         done = self._conj_memo.get(memo_key)
         if done is not None:
             return list(done[1])
-        result: list[Alt] = [self._typed(sub, t, {}) for t in _ALL_TYPES]
-        for part in conj:
-            result = self.intersect_lists(result, self.alts(part), part)
+        if conj:
+            result = self._meet_any(sub, self.alts(conj[0]), conj[0])
+            for part in conj[1:]:
+                result = self.intersect_lists(result, self.alts(part), part)
+        else:
+            result = [self._typed(sub, t, {}) for t in _ALL_TYPES]
         self._conj_memo[memo_key] = (conj, tuple(result))  # (the schemas kept alive: their ids stay theirs)
         return result
+
+    def _meet_any(self, sub: Sub, alts: list[Alt], part: Sub) -> list[Alt]:
+        """``intersect_lists(<every type, unconstrained, at sub>, alts, part)``, building only the unconstrained
+        alternatives that can meet one of ``alts`` (the others meet nothing): the same list, in the same order."""
+        out: list[Alt] = []
+        for t in _ALL_TYPES:
+            kind = _TYPE_OF[t]
+            unconstrained: Alt | None = None
+            for alt in alts:
+                if type(alt) is kind or isinstance(alt, EnumAlt):
+                    if unconstrained is None:
+                        unconstrained = self._typed(sub, t, {})
+                    met = self.intersect(unconstrained, alt, part)
+                    if met is not None:
+                        out.append(met)
+        if len(out) > MAX_ALTS:
+            raise SchemaError(f"more than {MAX_ALTS} alternatives after combining allOf/anyOf", pointer=part.ptr)
+        return out

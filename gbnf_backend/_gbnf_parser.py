@@ -79,11 +79,13 @@ _REF_ITEM = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t]+|#[^\r\n]*)*")
 _REF_ITEM_NL = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t\r\n]+|#[^\r\n]*)*")
 _LITERAL_ITEM = re.compile(r'"([^"\\\r\n]*)"(?:[ \t]+|#[^\r\n]*)*')
 _LITERAL_ITEM_NL = re.compile(r'"([^"\\\r\n]*)"(?:[ \t\r\n]+|#[^\r\n]*)*')
-# The fast path for a whole rule on one line made only of references, escape-free literals and '|' (what the
-# JSON Schema converter writes for most rules): the head, then the body checked by one match and read by one scan.
+# The fast path for a whole rule on one line made only of references, literals with simple escapes, '*' '+' '?'
+# after them, and '|' (what the JSON Schema converter writes for most rules): the head, then the body checked by
+# one match and read by one scan.
 _FLAT_HEAD = re.compile(r"([A-Za-z0-9_-]+)[ \t]*::=[ \t]*")
-_FLAT_BODY = re.compile(r'(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*"|\|)[ \t]*)+')
-_FLAT_TOKEN = re.compile(r'([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)"|(\|)')
+_FLAT_BODY = re.compile(r'(?:(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*")[*+?]?|\|)[ \t]*)+')
+_FLAT_TOKEN = re.compile(r'(?:([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)")([*+?]?)|(\|)')
+_SUFFIX_BOUNDS = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}
 _SIMPLE_ESCAPE = re.compile(r"\\(.)")
 
 
@@ -264,10 +266,10 @@ class _Parser:
                     break
 
     def parse_flat_rule(self, pos: int) -> int | None:
-        """Parse the rule at ``pos`` if it is one line of references, escape-free literals and ``|`` (not ending
-        in ``|``, which would continue on the next line); return the offset of the next rule, or None to leave
-        the rule to :meth:`parse_rule`. Same elements, symbol ids and errors as the general path, without its
-        per-item dispatch."""
+        """Parse the rule at ``pos`` if it is one line of references and literals (simple escapes only), each
+        perhaps followed by ``*``, ``+`` or ``?``, and ``|`` (not ending in ``|``, which would continue on the
+        next line); return the offset of the next rule, or None to leave the rule to the general path. Same
+        elements, symbol ids, offsets and errors as the general path, without its per-item dispatch."""
         text = self.text
         head = _FLAT_HEAD.match(text, pos)
         if head is None:
@@ -279,9 +281,18 @@ class _Parser:
         if end < self.n and text[end] not in "\r\n":
             return None
         start = body.start()
-        tokens = _FLAT_TOKEN.findall(text, start, end)  # (name, literal, bar): one of them set (or an empty "")
-        if tokens[-1][2]:
+        # (name, literal, suffix, bar): a name or a literal (perhaps "") with its suffix, or a bar.
+        tokens = _FLAT_TOKEN.findall(text, start, end)
+        if tokens[-1][3]:
             return None
+        suffix_at: list[int] = []
+        if any(suffix for _, _, suffix, _ in tokens):
+            if any(suffix and not name and not literal for name, literal, suffix, _ in tokens):
+                return None  # a repeated empty literal: the general path reports it
+            if self.out.element_count + 4 * (end - start) + 64 > MAX_ELEMENTS:
+                return None  # near the size limit: the general path reports where it is crossed
+            suffix_at = [m.start(3) for m in _FLAT_TOKEN.finditer(text, start, end) if m.group(3)]
+            suffix_at.reverse()
         name = head.group(1)
         out = self.out
         sid = self.symbol_id(name, pos)
@@ -292,7 +303,8 @@ class _Parser:
         ids = out.symbol_ids
         elements: list[Element] = []
         append = elements.append
-        for ref_name, literal, bar in tokens:
+        for ref_name, literal, suffix, bar in tokens:
+            item_start = len(elements)
             if ref_name:
                 ref = ids.get(ref_name)
                 if ref is None:
@@ -307,6 +319,8 @@ class _Parser:
                 if "\\" in literal:
                     literal = _SIMPLE_ESCAPE.sub(_unescape, literal)
                 elements.extend(zip(repeat(_CHAR), map(ord, literal)))
+            if suffix:
+                self.repeat(elements, item_start, _SUFFIX_BOUNDS[suffix], name, suffix_at.pop(), 1)
         append(_END_ELEMENT)
         self.add_rule(sid, elements)
         if end < self.n:

@@ -100,7 +100,11 @@ _NAMES = st.sampled_from(["root", "a", "b-1", "x_2", "value"])
 _LITERALS = st.text(alphabet='ab "\\\n\t[]|#(', max_size=4).map(
     lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 )
-_ITEMS = st.one_of(_NAMES, _LITERALS, st.just("|"), st.just('""'))
+_SUFFIXES = st.sampled_from(["", "", "*", "+", "?", " *", "**"])
+_ITEMS = st.one_of(
+    st.builds(lambda item, suffix: item + suffix, st.one_of(_NAMES, _LITERALS, st.just('""')), _SUFFIXES),
+    st.just("|"),
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -113,8 +117,9 @@ _ITEMS = st.one_of(_NAMES, _LITERALS, st.just("|"), st.just('""'))
     st.sampled_from(["\n", "\r\n", "\n\n"]),
 )
 def test_one_line_rules_parse_as_the_general_path_does(rules: list[tuple[str, list[str], str]], newline: str) -> None:
-    """Law: any text of one-line rules (names, literals with escapes, '|', even a trailing '|' or a rule defined
-    twice) gives the same rules, ids, offsets and errors whichever path reads it."""
+    """Law: any text of one-line rules (names, literals with escapes, repetition suffixes, '|', even a trailing
+    '|', a repeated empty literal or a rule defined twice) gives the same rules, ids, offsets (of helper rules
+    too) and errors whichever path reads it."""
     text = newline.join(f"{name} ::={space}{space.join(items)}" for name, items, space in rules) + newline
     _assert_same_both_ways(text)
 

@@ -108,6 +108,7 @@ class Emitter:
         # Groups made by seq() that hold a plain sequence (no top-level '|'): safe to splice or unwrap.
         self._pure_groups: set[str] = set()
         self._shared: dict[str, str] = {}  # rule body -> name, see helper()
+        self._charset_rules: dict[Charset, str | None] = {}  # see charset_rule()
         # Draft 6 and later count 1.0 as an integer; drafts 3 and 4 (declared by $schema) do not.
         root = norm.root
         declared = root.get("$schema") if isinstance(root, dict) else None
@@ -299,12 +300,17 @@ class Emitter:
         """A shared rule for one JSON-encoded character of ``cs`` (named by a hash of the set)."""
         if cs == ANY:
             return self.prim("char")
+        known = self._charset_rules.get(cs, "")
+        if known != "":
+            return known
         expr = json_char_expr(cs)
         if expr is None:
+            self._charset_rules[cs] = None
             return None
         digest = hashlib.sha1(repr(cs).encode()).hexdigest()[:10]
         name = f"{self.prefix}json--cs-{digest}"
         self.rules[name] = expr
+        self._charset_rules[cs] = name
         return name
 
     # -- alternatives ------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import pairwise
 
 from ._text import ANY, Charset, charset
@@ -106,6 +106,17 @@ class KeyDfa:
                     state = target
                     break
         return self.accepts[state]
+
+    @cached_property
+    def by_target(self) -> tuple[tuple[tuple[int, Charset], ...], ...]:
+        """Per state, ``(target, characters leading there)`` in order of first appearance (computed once)."""
+        out = []
+        for row in self.transitions:
+            grouped: dict[int, list[tuple[int, int]]] = {}
+            for cs, t in row:
+                grouped.setdefault(t, []).extend(cs)
+            out.append(tuple((t, charset(ranges)) for t, ranges in grouped.items()))
+        return tuple(out)
 
 
 def build_key_dfa(patterns: Sequence[str], names: Sequence[Sequence[str]]) -> KeyDfa:
@@ -241,12 +252,10 @@ def emit_keys(
         s = order[k]
         k += 1
         alts = ['"\\""'] if accept(dfa.accepts[s]) else []
-        grouped: dict[int, list[tuple[int, int]]] = {}
-        for cs, t in dfa.transitions[s]:
-            if t in live:
-                grouped.setdefault(t, []).extend(cs)
-        for t, ranges in grouped.items():
-            rule = char_rule(charset(ranges))
+        for t, chars in dfa.by_target[s]:
+            if t not in live:
+                continue
+            rule = char_rule(chars)
             if rule is None:
                 continue
             if t not in names:

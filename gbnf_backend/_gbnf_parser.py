@@ -303,8 +303,10 @@ class _Parser:
         ids = out.symbol_ids
         elements: list[Element] = []
         append = elements.append
+        item_start = 0
         for ref_name, literal, suffix, bar in tokens:
-            item_start = len(elements)
+            if suffix_at:
+                item_start = len(elements)
             if ref_name:
                 ref = ids.get(ref_name)
                 if ref is None:
@@ -315,6 +317,8 @@ class _Parser:
                 append((_REF, ref))
             elif bar:
                 append(_ALT_ELEMENT)
+            elif len(literal) == 1:
+                append((_CHAR, ord(literal)))
             elif literal:
                 if "\\" in literal:
                     literal = _SIMPLE_ESCAPE.sub(_unescape, literal)

@@ -31,7 +31,6 @@ from ._text import (
     charset,
     complement,
     gbnf_class,
-    gbnf_literal,
     json_char_expr,
     json_string_literal,
     subtract,
@@ -48,6 +47,7 @@ MAX_OBJECT_RULES = 20000
 # Printable ASCII other than the quote and the backslash: the characters json.dumps writes raw.
 _PLAIN_LO, _PLAIN_HI = 0x20, 0x7E
 _PLAIN: Charset = subtract(charset([(_PLAIN_LO, _PLAIN_HI)]), charset([(0x22, 0x22), (0x5C, 0x5C)]))
+_PLAIN_CHARS = frozenset(chr(cp) for lo, hi in _PLAIN for cp in range(lo, hi + 1))
 
 
 def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
@@ -413,9 +413,6 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
             node = children[node][ch]
         terminal[node] = True
 
-    def plain(i: int) -> bool:
-        return all(_PLAIN_LO <= ord(ch) <= _PLAIN_HI and ch not in '"\\' for ch in children[i])
-
     # What may follow each node, children before parents (a child is created after its parent): a reference,
     # or a rule shared by content (equal subtries, common across the objects of one schema, are spelled once).
     # One flat rule per node (no nested groups: a group costs the parser a helper rule anyway).
@@ -429,15 +426,14 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
         if known_follow is not None:
             follow[i] = known_follow
             continue
-        is_plain = plain(i)
-        alts = []
-        for ch, j in kids:
-            # Printable ASCII is matched raw only: an escaped spelling such as \u0061 is refused on both
-            # sides (listed keys and the "other character" branch), so the split stays exact.
-            expr = gbnf_literal(ch) if is_plain else json_char_expr(((ord(ch), ord(ch)),))
-            assert expr is not None
-            alts.append(f"{expr} {follow[j]}")
-        kid_set = tuple(sorted((ord(c), ord(c)) for c in children[i]))
+        # Printable ASCII is matched raw only: an escaped spelling such as \u0061 is refused on both sides
+        # (listed keys and the "other character" branch), so the split stays exact.
+        is_plain = all(ch in _PLAIN_CHARS for ch, _ in kids)
+        if is_plain:  # (such a character is its own GBNF literal)
+            alts = [f'"{ch}" {follow[j]}' for ch, j in kids]
+        else:
+            alts = [f"{json_char_expr(((ord(ch), ord(ch)),))} {follow[j]}" for ch, j in kids]
+        kid_set = tuple((ord(ch), ord(ch)) for ch, _ in kids)
         if is_plain:
             alts.append(_deviation(em, kid_set) if terminal[i] else _end_or_deviation(em, kid_set))
         else:

@@ -110,6 +110,7 @@ class Emitter:
         self._counter: dict[str, int] = {}
         self.key_tries: dict[tuple[str, ...], str] = {}
         self.key_nodes: dict[tuple[bool, tuple[tuple[str, str], ...]], str] = {}  # trie node -> its rule
+        self.key_endings: dict[tuple[bool, Charset], str] = {}  # (name ends here, next characters) -> rule
         # Groups made by seq() that hold a plain sequence (no top-level '|'): safe to splice or unwrap.
         self._pure_groups: set[str] = set()
         self._shared: dict[str, str] = {}  # rule body -> name, see helper()

@@ -418,6 +418,7 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     # One flat rule per node (no nested groups: a group costs the parser a helper rule anyway).
     follow: list[str] = [""] * len(children)
     memo_nodes = em.key_nodes
+    endings = em.key_endings
     for i in range(len(children) - 1, -1, -1):
         kids = sorted(children[i].items())
         # A node is its end flag and its children's follow-ups: nodes equal so are found before any text is built.
@@ -435,7 +436,11 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
             alts = [f"{json_char_expr(((ord(ch), ord(ch)),))} {follow[j]}" for ch, j in kids]
         kid_set = tuple((ord(ch), ord(ch)) for ch, _ in kids)
         if is_plain:
-            alts.append(_deviation(em, kid_set) if terminal[i] else _end_or_deviation(em, kid_set))
+            ending = endings.get((terminal[i], kid_set))
+            if ending is None:
+                ending = _deviation(em, kid_set) if terminal[i] else _end_or_deviation(em, kid_set)
+                endings[(terminal[i], kid_set)] = ending
+            alts.append(ending)
         else:
             if not terminal[i]:
                 alts.insert(0, '"\\""')

@@ -39,6 +39,7 @@ _SUB_ONE = (
 )
 _SUB_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SUB_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SUB_KEYWORDS = frozenset((*_SUB_ONE, *_SUB_LIST, "items", *_SUB_MAP))
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,8 @@ class Registry:
             for key in ("$anchor", "$dynamicAnchor"):
                 if isinstance(cur.get(key), str):
                     self.anchors.setdefault((cur_base, cur[key]), (cur, cur_ptr))
+            if cur.keys().isdisjoint(_SUB_KEYWORDS):  # a leaf (most subschemas): nothing below it
+                continue
             for key in _SUB_ONE:
                 if key in cur:
                     stack.append((cur[key], cur_base, f"{cur_ptr}/{key}"))

@@ -115,6 +115,7 @@ class Registry:
         self.anchors: dict[tuple[str, str], tuple[Any, str]] = {}
         self.remote_docs: dict[str, Any] = {}
         self._checkers: dict[str, Callable[[Any], bool]] = {}  # canonical JSON of a schema -> checker()
+        self._resolved: dict[tuple[str, str], Sub] = {}  # see resolve()
         self._walk(root, DEFAULT_BASE, "", set())
         self.resources.setdefault(DEFAULT_BASE, (root, ""))
         self.resources.setdefault(self.root_base, (root, ""))
@@ -152,7 +153,16 @@ class Registry:
                         stack.append((item, cur_base, f"{cur_ptr}/{key}/{esc}"))
 
     def resolve(self, ref: str, at: Sub) -> Sub:
-        """Return the subschema ``ref`` points to from ``at``; raises SchemaError at ``at.ptr``."""
+        """Return the subschema ``ref`` points to from ``at``; raises SchemaError at ``at.ptr``.
+
+        Memoised per (reference, base URI): the answer depends on nothing else, and large schemas use each
+        definition from many places."""
+        known = self._resolved.get((ref, at.base))
+        if known is None:
+            known = self._resolved[(ref, at.base)] = self._resolve(ref, at)
+        return known
+
+    def _resolve(self, ref: str, at: Sub) -> Sub:
         target = join_uri(at.base, ref)
         uri, frag = urldefrag(target)
         if uri not in self.resources:

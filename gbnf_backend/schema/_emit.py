@@ -172,13 +172,17 @@ class Emitter:
 
         The body is produced later by :meth:`run`. Cost: computing the conjunction's alternatives.
         """
+        asked = tuple((s.base, s.ptr) for s in conj)
+        if asked in self._names:  # (asked before, or asked for after following plain $refs)
+            return self._names[asked]
         conj = tuple(self._deref(s) for s in conj)
         key = tuple((s.base, s.ptr) for s in conj)
         if key in self._names:
+            self._names[asked] = self._names[key]
             return self._names[key]
         alts = self.norm.conj_alts(conj, conj[0] if conj else anchor)
         if not alts:
-            self._names[key] = None
+            self._names[key] = self._names[asked] = None
             return None
         content = _content_key(alts)
         name: str | None = None if content is None else self._by_content.get(content)
@@ -194,7 +198,7 @@ class Emitter:
             if content is not None and self.norm.strict:
                 # Strict: nothing is weakened (or the conversion fails), so sharing loses no warning.
                 self._by_content[content] = name
-        self._names[key] = name
+        self._names[key] = self._names[asked] = name
         return name
 
     def _deref(self, sub: Sub) -> Sub:

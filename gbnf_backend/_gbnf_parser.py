@@ -82,8 +82,8 @@ _LITERAL_ITEM_NL = re.compile(r'"([^"\\\r\n]*)"(?:[ \t\r\n]+|#[^\r\n]*)*')
 # The fast path for a whole rule on one line made only of references, literals with simple escapes, '*' '+' '?'
 # after them, and '|' (what the JSON Schema converter writes for most rules): the head, then the body checked by
 # one match and read by one scan.
-_FLAT_HEAD = re.compile(r"([A-Za-z0-9_-]+)[ \t]*::=[ \t]*")
-_FLAT_BODY = re.compile(r'(?:(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*")[*+?]?|\|)[ \t]*)+')
+_FLAT_ITEM = r'(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*")[*+?]?|\|)'
+_FLAT_RULE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*::=[ \t]*((?:" + _FLAT_ITEM + r"[ \t]*)+)")
 _FLAT_TOKEN = re.compile(r'(?:([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)")([*+?]?)|(\|)')
 _SUFFIX_BOUNDS = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}
 _SIMPLE_ESCAPE = re.compile(r"\\(.)")
@@ -271,16 +271,12 @@ class _Parser:
         next line); return the offset of the next rule, or None to leave the rule to the general path. Same
         elements, symbol ids, offsets and errors as the general path, without its per-item dispatch."""
         text = self.text
-        head = _FLAT_HEAD.match(text, pos)
-        if head is None:
+        rule = _FLAT_RULE.match(text, pos)
+        if rule is None:
             return None
-        body = _FLAT_BODY.match(text, head.end())
-        if body is None:
-            return None
-        end = body.end()
+        start, end = rule.span(2)
         if end < self.n and text[end] not in "\r\n":
             return None
-        start = body.start()
         # (name, literal, suffix, bar): a name or a literal (perhaps "") with its suffix, or a bar.
         tokens = _FLAT_TOKEN.findall(text, start, end)
         if tokens[-1][3]:
@@ -293,14 +289,16 @@ class _Parser:
                 return None  # near the size limit: the general path reports where it is crossed
             suffix_at = [m.start(3) for m in _FLAT_TOKEN.finditer(text, start, end) if m.group(3)]
             suffix_at.reverse()
-        name = head.group(1)
+        name = rule.group(1)
         out = self.out
-        sid = self.symbol_id(name, pos)
-        if sid in out.defined:
+        ids = out.symbol_ids
+        sid = ids.get(name)
+        if sid is None:
+            sid = self.symbol_id(name, pos)
+        elif sid in out.defined:
             return None  # the general path reports the duplicate
         out.defined.add(sid)
         out.offsets[sid] = pos
-        ids = out.symbol_ids
         elements: list[Element] = []
         append = elements.append
         item_start = 0
@@ -329,7 +327,7 @@ class _Parser:
         self.add_rule(sid, elements)
         if end < self.n:
             end += 2 if text.startswith("\r\n", end) else 1
-        return self.skip_space(end, True)
+        return _SPACE_NEWLINES.match(text, end).end()  # type: ignore[union-attr]  # (always matches)
 
     def parse_rule(self, pos: int) -> int:
         fast = self.parse_flat_rule(pos)

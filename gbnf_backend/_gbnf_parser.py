@@ -86,6 +86,7 @@ _FLAT_ITEM = r'(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*")
 _FLAT_RULE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*::=[ \t]*((?:" + _FLAT_ITEM + r"[ \t]*)+)")
 _FLAT_TOKEN = re.compile(r'(?:([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)")([*+?]?)|(\|)')
 _SUFFIX_BOUNDS = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}
+_ANY_SUFFIX = re.compile(r"[*+?]")  # (a quick test: may also be inside a literal)
 _SIMPLE_ESCAPE = re.compile(r"\\(.)")
 
 
@@ -282,7 +283,7 @@ class _Parser:
         if tokens[-1][3]:
             return None
         suffix_at: list[int] = []
-        if any(suffix for _, _, suffix, _ in tokens):
+        if _ANY_SUFFIX.search(text, start, end) and any(suffix for _, _, suffix, _ in tokens):
             if any(suffix and not name and not literal for name, literal, suffix, _ in tokens):
                 return None  # a repeated empty literal: the general path reports it
             if self.out.element_count + 4 * (end - start) + 64 > MAX_ELEMENTS:

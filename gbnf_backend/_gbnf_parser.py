@@ -16,11 +16,9 @@ its links as one counter instead of ``n`` unrelated rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import repeat
 
-from ._elements import Element, ElementType
+from ._elements import Element, ElementType, ParsedGrammar, RepetitionChain
 from .errors import GrammarError
 
 __all__ = [
@@ -88,41 +86,6 @@ _FLAT_TOKEN = re.compile(r'(?:([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"
 _SUFFIX_BOUNDS = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}
 _ANY_SUFFIX = re.compile(r"[*+?]")  # (a quick test: may also be inside a literal)
 _SIMPLE_ESCAPE = re.compile(r"\\(.)")
-
-
-@dataclass(frozen=True)
-class RepetitionChain:
-    """The helper rules of one bounded repetition ``S{m,n}``.
-
-    ``rule_ids[0]`` is referenced from the expansion site and may still repeat ``S`` ``len(rule_ids)`` more times;
-    ``rule_ids[k]`` may repeat it ``len(rule_ids) - k`` more times. ``unit`` is the repeated item's elements.
-    """
-
-    rule_ids: tuple[int, ...]
-    unit: tuple[Element, ...]
-
-
-@dataclass
-class ParsedGrammar:
-    """What :func:`parse_gbnf` returns: rules by symbol id plus naming and location data."""
-
-    text: str
-    symbol_ids: dict[str, int] = field(default_factory=dict)
-    rules: list[Sequence[Element] | None] = field(default_factory=list)
-    #: Offset of each rule's definition (or first reference, for undefined rules) in ``text``.
-    offsets: dict[int, int] = field(default_factory=dict)
-    defined: set[int] = field(default_factory=set)
-    generated: set[int] = field(default_factory=set)
-    chains: list[RepetitionChain] = field(default_factory=list)
-    #: Repetition weight (product of nested bounded repetition maxima) of each generated group rule.
-    weights: dict[int, int] = field(default_factory=dict)
-    element_count: int = 0
-
-    def name_of(self, symbol_id: int) -> str:
-        for name, sid in self.symbol_ids.items():
-            if sid == symbol_id:
-                return name
-        raise KeyError(symbol_id)
 
 
 class _Frame:

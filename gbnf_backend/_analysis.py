@@ -78,34 +78,45 @@ def _split_all(rules: Sequence[Sequence[Element]], skip: Sequence[bool] | None =
     return out
 
 
+def _users(alts: list[_Alternative]) -> dict[int, list[int]]:
+    """Per rule, the indexes of the alternatives referring to it (once per reference). O(grammar size)."""
+    users: dict[int, list[int]] = {}
+    for index, alt in enumerate(alts):
+        for ref in alt[1]:
+            if ref in users:
+                users[ref].append(index)
+            else:
+                users[ref] = [index]
+    return users
+
+
 def _closure(
-    n_rules: int, alts: list[_Alternative], *, ignore_terminals: bool, given: Sequence[bool] | None = None
+    n_rules: int,
+    alts: list[_Alternative],
+    *,
+    ignore_terminals: bool,
+    given: Sequence[bool] | None = None,
+    users: dict[int, list[int]] | None = None,
 ) -> list[bool]:
     """Least fixed point: a rule holds when one of its alternatives has only holding references.
 
     With ``ignore_terminals`` an alternative's terminals do not matter (rules that can finish); without, an
     alternative with a terminal never holds (rules that can match the empty string). Worklist algorithm, each
-    reference visited once: O(grammar size). Rules marked in ``given`` hold from the start.
+    reference visited once: O(grammar size). Rules marked in ``given`` hold from the start; ``users`` is
+    :func:`_users` of ``alts`` when the caller has it already.
     """
     holds = list(given) if given is not None else [False] * n_rules
-    pending = [0] * len(alts)
-    users: dict[int, list[int]] = {}
+    if users is None:
+        users = _users(alts)
     todo: list[int] = []
-    for index, (owner, refs, terminal, _lead, _whole) in enumerate(alts):
-        if terminal and not ignore_terminals:
-            pending[index] = -1
-            continue
-        pending[index] = len(refs)
-        if not refs:
+    # Per alternative, the references still to hold (-1: never, it has a terminal that counts).
+    pending = [len(refs) if ignore_terminals or not terminal else -1 for _, refs, terminal, _, _ in alts]
+    for index, count in enumerate(pending):
+        if count == 0:
+            owner = alts[index][0]
             if not holds[owner]:
                 holds[owner] = True
                 todo.append(owner)
-            continue
-        for ref in refs:
-            if ref in users:
-                users[ref].append(index)
-            else:
-                users[ref] = [index]
     while todo:
         sid = todo.pop()
         for index in users.get(sid, ()):
@@ -266,13 +277,14 @@ def check_grammar(
             for sid in chain.rule_ids[1:]:
                 inner[sid] = True
     alts = _split_all(complete, inner)
-    nullable = _closure(n_rules, alts, ignore_terminals=False, given=inner)
+    users = _users(alts)
+    nullable = _closure(n_rules, alts, ignore_terminals=False, given=inner, users=users)
     cycle = _left_recursive_cycle(_left_edges(alts, nullable), n_rules)
     if cycle is not None:
         shown = " -> ".join(names[s] for s in [*cycle, cycle[0]])
         first = cycle[0]
         raise GrammarError(f"left recursion: {shown}", text=text, offset=offsets[first], rule=names[first])
-    productive = _closure(n_rules, alts, ignore_terminals=True, given=inner)
+    productive = _closure(n_rules, alts, ignore_terminals=True, given=inner, users=users)
     reachable = _reachable(n_rules, alts, root)
     for sid in range(len(complete)):
         if reachable[sid] and not productive[sid]:

@@ -4,18 +4,22 @@ A grammar is a list of rules indexed by symbol id; a rule is a flat tuple of ``(
 spirit of llama.cpp's element arrays: alternatives are separated by ``ALT`` and the rule ends with ``END``. A
 character class is a run that starts with ``CHAR`` (or ``CHAR_NOT`` when negated) and continues with ``CHAR_ALT``
 (another member) and ``CHAR_RNG_UPPER`` (turns the previous member into a range). ``CHAR_ANY`` is ``.``; ``TOKEN``
-and ``TOKEN_NOT`` match (or exclude) one vocabulary token by id.
+and ``TOKEN_NOT`` match (or exclude) one vocabulary token by id. :class:`ParsedGrammar` is what the parser hands to
+the checks (rules by symbol id plus names, offsets and the :class:`RepetitionChain` of each bounded repetition).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 __all__ = [
     "MAX_CODE_POINT",
     "Element",
     "ElementType",
+    "ParsedGrammar",
+    "RepetitionChain",
     "Rule",
     "char_run_end",
     "class_ranges",
@@ -115,3 +119,38 @@ def complement_ranges(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, i
     if next_lo <= MAX_CODE_POINT:
         out.append((next_lo, MAX_CODE_POINT))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class RepetitionChain:
+    """The helper rules of one bounded repetition ``S{m,n}``.
+
+    ``rule_ids[0]`` is referenced from the expansion site and may still repeat ``S`` ``len(rule_ids)`` more times;
+    ``rule_ids[k]`` may repeat it ``len(rule_ids) - k`` more times. ``unit`` is the repeated item's elements.
+    """
+
+    rule_ids: tuple[int, ...]
+    unit: tuple[Element, ...]
+
+
+@dataclass
+class ParsedGrammar:
+    """What :func:`parse_gbnf` returns: rules by symbol id plus naming and location data."""
+
+    text: str
+    symbol_ids: dict[str, int] = field(default_factory=dict)
+    rules: list[Sequence[Element] | None] = field(default_factory=list)
+    #: Offset of each rule's definition (or first reference, for undefined rules) in ``text``.
+    offsets: dict[int, int] = field(default_factory=dict)
+    defined: set[int] = field(default_factory=set)
+    generated: set[int] = field(default_factory=set)
+    chains: list[RepetitionChain] = field(default_factory=list)
+    #: Repetition weight (product of nested bounded repetition maxima) of each generated group rule.
+    weights: dict[int, int] = field(default_factory=dict)
+    element_count: int = 0
+
+    def name_of(self, symbol_id: int) -> str:
+        for name, sid in self.symbol_ids.items():
+            if sid == symbol_id:
+                return name
+        raise KeyError(symbol_id)

@@ -16,11 +16,9 @@ its links as one counter instead of ``n`` unrelated rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import repeat
 
-from ._elements import Element, ElementType
+from ._elements import Element, ElementType, ParsedGrammar, RepetitionChain
 from .errors import GrammarError
 
 __all__ = [
@@ -79,41 +77,15 @@ _REF_ITEM = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t]+|#[^\r\n]*)*")
 _REF_ITEM_NL = re.compile(r"([A-Za-z0-9_-]+)(?:[ \t\r\n]+|#[^\r\n]*)*")
 _LITERAL_ITEM = re.compile(r'"([^"\\\r\n]*)"(?:[ \t]+|#[^\r\n]*)*')
 _LITERAL_ITEM_NL = re.compile(r'"([^"\\\r\n]*)"(?:[ \t\r\n]+|#[^\r\n]*)*')
-
-
-@dataclass(frozen=True)
-class RepetitionChain:
-    """The helper rules of one bounded repetition ``S{m,n}``.
-
-    ``rule_ids[0]`` is referenced from the expansion site and may still repeat ``S`` ``len(rule_ids)`` more times;
-    ``rule_ids[k]`` may repeat it ``len(rule_ids) - k`` more times. ``unit`` is the repeated item's elements.
-    """
-
-    rule_ids: tuple[int, ...]
-    unit: tuple[Element, ...]
-
-
-@dataclass
-class ParsedGrammar:
-    """What :func:`parse_gbnf` returns: rules by symbol id plus naming and location data."""
-
-    text: str
-    symbol_ids: dict[str, int] = field(default_factory=dict)
-    rules: list[Sequence[Element] | None] = field(default_factory=list)
-    #: Offset of each rule's definition (or first reference, for undefined rules) in ``text``.
-    offsets: dict[int, int] = field(default_factory=dict)
-    defined: set[int] = field(default_factory=set)
-    generated: set[int] = field(default_factory=set)
-    chains: list[RepetitionChain] = field(default_factory=list)
-    #: Repetition weight (product of nested bounded repetition maxima) of each generated group rule.
-    weights: dict[int, int] = field(default_factory=dict)
-    element_count: int = 0
-
-    def name_of(self, symbol_id: int) -> str:
-        for name, sid in self.symbol_ids.items():
-            if sid == symbol_id:
-                return name
-        raise KeyError(symbol_id)
+# The fast path for a whole rule on one line made only of references, literals with simple escapes, '*' '+' '?'
+# after them, and '|' (what the JSON Schema converter writes for most rules): the head, then the body checked by
+# one match and read by one scan.
+_FLAT_ITEM = r'(?:(?:[A-Za-z0-9_-]+|"[^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*")[*+?]?|\|)'
+_FLAT_RULE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*::=[ \t]*((?:" + _FLAT_ITEM + r"[ \t]*)+)")
+_FLAT_TOKEN = re.compile(r'(?:([A-Za-z0-9_-]+)|"([^"\\\r\n]*(?:\\[trn"\\\[\]][^"\\\r\n]*)*)")([*+?]?)|(\|)')
+_SUFFIX_BOUNDS = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}
+_ANY_SUFFIX = re.compile(r"[*+?]")  # (a quick test: may also be inside a literal)
+_SIMPLE_ESCAPE = re.compile(r"\\(.)")
 
 
 class _Frame:
@@ -148,6 +120,8 @@ class _Parser:
         self.n = len(text)
         # Names that appear anywhere in the text: generated helper names must never collide with them.
         self._generated_counter = 0
+        # Rules first referenced in a one-line rule: the span of that rule's body (see _locate_references).
+        self._first_seen_in: dict[int, tuple[int, int]] = {}
 
     # ---- errors and small scanners ------------------------------------------------------------------------
     def fail(self, message: str, offset: int, rule: str | None = None) -> GrammarError:
@@ -239,9 +213,90 @@ class _Parser:
         pos = self.skip_space(0, True)
         while pos < self.n:
             pos = self.parse_rule(pos)
+        self._locate_references()
         return self.out
 
+    def _locate_references(self) -> None:
+        """Give each rule that is referenced but never defined, first seen in a one-line rule, the exact offset
+        of that first reference (what the general path records), for the "undefined rule" error."""
+        out = self.out
+        names = {sid: name for name, sid in out.symbol_ids.items() if sid in self._first_seen_in}
+        for sid, (start, end) in self._first_seen_in.items():
+            if sid in out.defined:
+                continue
+            for item in _FLAT_TOKEN.finditer(self.text, start, end):
+                if item.group(1) == names[sid]:
+                    out.offsets[sid] = item.start()
+                    break
+
+    def parse_flat_rule(self, pos: int) -> int | None:
+        """Parse the rule at ``pos`` if it is one line of references and literals (simple escapes only), each
+        perhaps followed by ``*``, ``+`` or ``?``, and ``|`` (not ending in ``|``, which would continue on the
+        next line); return the offset of the next rule, or None to leave the rule to the general path. Same
+        elements, symbol ids, offsets and errors as the general path, without its per-item dispatch."""
+        text = self.text
+        rule = _FLAT_RULE.match(text, pos)
+        if rule is None:
+            return None
+        start, end = rule.span(2)
+        if end < self.n and text[end] not in "\r\n":
+            return None
+        # (name, literal, suffix, bar): a name or a literal (perhaps "") with its suffix, or a bar.
+        tokens = _FLAT_TOKEN.findall(text, start, end)
+        if tokens[-1][3]:
+            return None
+        suffix_at: list[int] = []
+        if _ANY_SUFFIX.search(text, start, end) and any(suffix for _, _, suffix, _ in tokens):
+            if any(suffix and not name and not literal for name, literal, suffix, _ in tokens):
+                return None  # a repeated empty literal: the general path reports it
+            if self.out.element_count + 4 * (end - start) + 64 > MAX_ELEMENTS:
+                return None  # near the size limit: the general path reports where it is crossed
+            suffix_at = [m.start(3) for m in _FLAT_TOKEN.finditer(text, start, end) if m.group(3)]
+            suffix_at.reverse()
+        name = rule.group(1)
+        out = self.out
+        ids = out.symbol_ids
+        sid = ids.get(name)
+        if sid is None:
+            sid = self.symbol_id(name, pos)
+        elif sid in out.defined:
+            return None  # the general path reports the duplicate
+        out.defined.add(sid)
+        out.offsets[sid] = pos
+        elements: list[Element] = []
+        append = elements.append
+        item_start = 0
+        for ref_name, literal, suffix, bar in tokens:
+            if suffix_at:
+                item_start = len(elements)
+            if ref_name:
+                ref = ids.get(ref_name)
+                if ref is None:
+                    # First seen here: the offset of this reference matters only if the rule is never defined,
+                    # so it is found then (see _locate_references); the rule's body stands in until then.
+                    ref = self.symbol_id(ref_name, start)
+                    self._first_seen_in[ref] = (start, end)
+                append((_REF, ref))
+            elif bar:
+                append(_ALT_ELEMENT)
+            elif len(literal) == 1:
+                append((_CHAR, ord(literal)))
+            elif literal:
+                if "\\" in literal:
+                    literal = _SIMPLE_ESCAPE.sub(_unescape, literal)
+                elements.extend(zip(repeat(_CHAR), map(ord, literal)))
+            if suffix:
+                self.repeat(elements, item_start, _SUFFIX_BOUNDS[suffix], name, suffix_at.pop(), 1)
+        append(_END_ELEMENT)
+        self.add_rule(sid, elements)
+        if end < self.n:
+            end += 2 if text.startswith("\r\n", end) else 1
+        return _SPACE_NEWLINES.match(text, end).end()  # type: ignore[union-attr]  # (always matches)
+
     def parse_rule(self, pos: int) -> int:
+        fast = self.parse_flat_rule(pos)
+        if fast is not None:
+            return fast
         name_end = self.scan_name(pos)
         name = self.text[pos:name_end]
         sid = self.symbol_id(name, pos)
@@ -512,6 +567,10 @@ class _Parser:
             # Outermost link first: the one referenced from the expansion site.
             self.out.chains.append(RepetitionChain(tuple(reversed(chain)), tuple(unit)))
         return weight
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return _SIMPLE_ESCAPES[match.group(1)]
 
 
 def _names_in(text: str) -> set[str]:

@@ -20,6 +20,7 @@ in our parser, in xgrammar and in llguidance without a second pass over the text
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 __all__ = [
@@ -45,6 +46,8 @@ _LITERAL_ESCAPES = {0x22: '\\"', 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "
 _CLASS_ESCAPES = {0x5D: "\\]", 0x5B: "\\[", 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
 _CLASS_ESCAPES |= {0x2D: "\\x2D", 0x5E: "\\x5E"}  # '-' and '^' mean something depending on where they stand
 _HEX_DIGITS = frozenset(map(ord, "0123456789abcdefABCDEF"))
+#: Printable ASCII but the quote and the backslash: characters every literal writes as themselves.
+_PLAIN_ASCII = re.compile(r"[ !#-\[\]-~]*")
 
 
 def _char(cp: int, escapes: dict[int, str], after_hex: bool) -> str:
@@ -75,6 +78,8 @@ def _chars(code_points: Iterable[int], escapes: dict[int, str]) -> str:
 
 def gbnf_literal(text: str) -> str:
     """Return ``text`` as a GBNF string literal (quoted and escaped as the module docstring says); O(len(text))."""
+    if _PLAIN_ASCII.fullmatch(text):  # the common case, written as is (what _chars would write, without its loop)
+        return '"' + text + '"'
     return '"' + _chars(map(ord, text), _LITERAL_ESCAPES) + '"'
 
 

@@ -14,6 +14,7 @@ alternatives "the key is absent, or it is present and the dependency holds" (oth
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -102,7 +103,11 @@ def _complement_one(alt: Alt, sub: Sub) -> list[Alt] | None:
         inner: Any = conj[0].schema if len(conj) == 1 else {"allOf": [part.schema for part in conj]}
         # "/$not" marks the negation of exactly the subschema at the pointer before it (the validator relies
         # on that); a negated conjunction has no such pointer.
-        negated = Sub({"not": inner}, conj[0].base, f"{conj[0].ptr}/$not" + ("" if len(conj) == 1 else "-all"))
+        # (A negated conjunction's pointer names all its parts: rules are keyed by pointer, and two conjunctions
+        # that start alike must not share one.)
+        parts = "\n".join(part.ptr for part in conj)
+        whole = "" if len(conj) == 1 else "-all-" + hashlib.sha1(parts.encode()).hexdigest()[:8]
+        negated = Sub({"not": inner}, conj[0].base, f"{conj[0].ptr}/$not{whole}")
         # Keywords under "not" collect no annotations: the key stays unevaluated (opaque).
         out.append(ObjAlt(props=((key, (negated,)),), required=frozenset({key}), opaque=frozenset({key})))
     return out

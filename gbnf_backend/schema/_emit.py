@@ -5,6 +5,11 @@ their bodies are produced by a work list, never by recursion, so recursive and d
 no Python stack. Rule names: the value rule is ``name``; rules of subschemas are ``name--<slug of the JSON
 pointer>``; schema-independent primitives are ``{shared_prefix}json--<prim>`` with bodies that depend only
 on the primitive and the whitespace mode (named in the primitive, e.g. ``json--space-llama``).
+
+Each sub-grammar is spelled once: subschemas whose alternatives are equal share one rule, helper rules are
+keyed by their body (the first owner names them), and the nodes of the "any key but the listed ones" tries
+are shared across objects (``name--key-N``). Large schemas repeat members, optional-member chains and key
+tries across many objects, so this shrinks the text and every later stage (parsing, checks, the automaton).
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ from typing import Any
 
 from .._gbnf_text import is_one_group
 from ..errors import SchemaError
-from ._formats import format_rules
 from ._ir import (
     Alt,
     ArrAlt,
@@ -30,18 +34,12 @@ from ._ir import (
     ObjAlt,
     StrAlt,
 )
-from ._keys import KeyDfaTooLarge, build_key_dfa, emit_keys
 from ._numbers import int_range_expr, multiples_expr, number_range_expr, scientific_expr
 from ._resolve import Sub
+from ._strings import string_expr
 from ._text import ANY, Charset, charset, complement, json_char_expr, json_string_literal, union
 from .regex_gbnf import (
     NEVER_CLASS,
-    RegexError,
-    RegexNode,
-    counted_repeat,
-    length_bounds,
-    parse_regex,
-    translate_regex,
 )
 
 __all__ = ["WHITESPACE", "Emitter"]
@@ -99,9 +97,17 @@ class Emitter:
         self.mode = whitespace
         self.rules: dict[str, str] = {}
         self._names: dict[tuple[tuple[str, str], ...], str | None] = {}
-        self._pending: list[tuple[str, list[Alt], Sub]] = []
+        self._pending: list[tuple[str, list[Alt], Sub, tuple[object, ...] | None]] = []
+        # Rule by alternatives: subschemas at different places that normalise to the same alternatives.
+        self._by_content: dict[tuple[object, ...], str] = {}
         self._counter: dict[str, int] = {}
         self.key_tries: dict[tuple[str, ...], str] = {}
+        self.key_nodes: dict[tuple[bool, tuple[tuple[str, str], ...]], str] = {}  # trie node -> its rule
+        self.key_endings: dict[tuple[bool, Charset], str] = {}  # (name ends here, next characters) -> rule
+        # Groups made by seq() that hold a plain sequence (no top-level '|'): safe to splice or unwrap.
+        self._pure_groups: set[str] = set()
+        self._shared: dict[str, str] = {}  # rule body -> name, see helper()
+        self._charset_rules: dict[Charset, str | None] = {}  # see charset_rule()
         # Draft 6 and later count 1.0 as an integer; drafts 3 and 4 (declared by $schema) do not.
         root = norm.root
         declared = root.get("$schema") if isinstance(root, dict) else None
@@ -129,9 +135,29 @@ class Emitter:
         return f"{owner}-{suffix}" if "--" in owner else f"{owner}--{suffix}"
 
     def helper(self, owner: str, suffix: str, body: str) -> str:
-        """Define a helper rule ``{owner}-{suffix}`` (numbered if taken) and return its name."""
-        name = self.fresh(self.sub_name(owner, suffix))
-        self.rules[name] = body
+        """Return a helper rule with this body: the one already made with the same body (by any owner), else a
+        new rule ``{owner}-{suffix}`` (numbered if taken).
+
+        Content-keyed: a rule is its body, so equal bodies are one rule; schemas that repeat a sub-grammar (the
+        same member, optional-member chain or repetition in many objects, merged by ``allOf`` or ``$ref``)
+        spell it once, which shrinks the text and every later stage. Cost O(len(body)).
+        """
+        body = self.unwrap(body)
+        name = self._shared.get(body)
+        if name is None:
+            name = self.fresh(self.sub_name(owner, suffix))
+            self.rules[name] = body
+            self._shared[body] = name
+        return name
+
+    def shared_rule(self, base: str, body: str) -> str:
+        """:meth:`helper` for a rule that serves many owners: a new one is named ``base`` (numbered if taken)."""
+        body = self.unwrap(body)
+        name = self._shared.get(body)
+        if name is None:
+            name = self.fresh(base)
+            self.rules[name] = body
+            self._shared[body] = name
         return name
 
     def rule_for(self, conj: Conj, anchor: Sub) -> str | None:
@@ -139,22 +165,33 @@ class Emitter:
 
         The body is produced later by :meth:`run`. Cost: computing the conjunction's alternatives.
         """
+        asked = tuple((s.base, s.ptr) for s in conj)
+        if asked in self._names:  # (asked before, or asked for after following plain $refs)
+            return self._names[asked]
         conj = tuple(self._deref(s) for s in conj)
         key = tuple((s.base, s.ptr) for s in conj)
         if key in self._names:
+            self._names[asked] = self._names[key]
             return self._names[key]
         alts = self.norm.conj_alts(conj, conj[0] if conj else anchor)
         if not alts:
-            self._names[key] = None
+            self._names[key] = self._names[asked] = None
             return None
-        if _is_any(alts):
-            name: str | None = self.prim("value")
+        content = _content_key(alts)
+        name: str | None = None if content is None else self._by_content.get(content)
+        if name is not None:
+            pass  # another subschema with the same alternatives: the same language, spelled once
+        elif _is_any(alts):
+            name = self.prim("value")
         else:
             first = conj[0].ptr if conj else anchor.ptr
             slug = _slug(first) + ("-and" if len(conj) > 1 else "")
             name = self.fresh(f"{self.name}--{slug}" if slug else self.name)
-            self._pending.append((name, alts, conj[0] if conj else anchor))
-        self._names[key] = name
+            self._pending.append((name, alts, conj[0] if conj else anchor, content))
+            if content is not None and self.norm.strict:
+                # Strict: nothing is weakened (or the conversion fails), so sharing loses no warning.
+                self._by_content[content] = name
+        self._names[key] = self._names[asked] = name
         return name
 
     def _deref(self, sub: Sub) -> Sub:
@@ -175,12 +212,16 @@ class Emitter:
         alts = self.norm.alts(root)
         self.rules[self.name] = ""
         self._names[((root.base, root.ptr),)] = self.name
-        self._pending.append((self.name, alts, root))
+        self._pending.append((self.name, alts, root, None))
         while self._pending:
-            name, alts, anchor = self._pending.pop()
+            name, alts, anchor, content = self._pending.pop()
             self.norm.last_pointer = anchor.ptr
+            warned = len(self.norm.warnings)
             body = self.alts_expr(alts, name, anchor)
             self.rules[name] = body if body is not None else NEVER_CLASS
+            if content is not None and len(self.norm.warnings) == warned:
+                # Lenient: share only rules whose emission weakened nothing (each weakening keeps its pointer).
+                self._by_content.setdefault(content, name)
 
     # -- primitives --------------------------------------------------------------------------------
 
@@ -231,22 +272,48 @@ class Emitter:
         """The whitespace rule name, or "" when the mode allows none."""
         return "" if self.mode == "none" else self.prim("space")
 
-    @staticmethod
-    def seq(*parts: str) -> str:
-        """Join non-empty parts with spaces; a parenthesised group when more than one."""
+    def seq(self, *parts: str) -> str:
+        """Join non-empty parts with spaces; a parenthesised group when more than one.
+
+        A part that is itself such a group (made here, holding no top-level ``|``) is spliced in without its
+        parentheses: ``(a (b c) d)`` and ``(a b c d)`` match the same strings, and every group costs the GBNF
+        parser a helper rule. Cost O(total length of the parts).
+        """
         items = [p for p in parts if p]
-        return items[0] if len(items) == 1 else "(" + " ".join(items) + ")"
+        if len(items) == 1:
+            return items[0]
+        pure = self._pure_groups
+        flat = True
+        for k, item in enumerate(items):
+            if item in pure:
+                items[k] = item[1:-1]
+            elif flat and "|" in item and _has_top_level_bar(item):
+                flat = False
+        group = "(" + " ".join(items) + ")"
+        if flat:
+            pure.add(group)
+        return group
+
+    def unwrap(self, expr: str) -> str:
+        """``expr`` without its parentheses when it is a sequence group made by :meth:`seq`: for a rule body or
+        one alternative of an alternation, where the parentheses (a helper rule each) add nothing."""
+        return expr[1:-1] if expr in self._pure_groups else expr
 
     def charset_rule(self, cs: Charset) -> str | None:
         """A shared rule for one JSON-encoded character of ``cs`` (named by a hash of the set)."""
         if cs == ANY:
             return self.prim("char")
+        known = self._charset_rules.get(cs, "")
+        if known != "":
+            return known
         expr = json_char_expr(cs)
         if expr is None:
+            self._charset_rules[cs] = None
             return None
         digest = hashlib.sha1(repr(cs).encode()).hexdigest()[:10]
         name = f"{self.prefix}json--cs-{digest}"
         self.rules[name] = expr
+        self._charset_rules[cs] = name
         return name
 
     # -- alternatives ------------------------------------------------------------------------------
@@ -258,8 +325,10 @@ class Emitter:
         parts: list[str] = []
         for alt in alts:
             e = self.alt_expr(alt, owner, anchor)
-            if e is not None and e not in parts:
-                parts.append(e)
+            if e is not None:
+                e = self.unwrap(e)
+                if e not in parts:
+                    parts.append(e)
         return " | ".join(parts) if parts else None
 
     def alt_expr(self, alt: Alt, owner: str, anchor: Sub) -> str | None:
@@ -274,7 +343,7 @@ class Emitter:
         if isinstance(alt, NumAlt):
             return self.number_expr(alt, owner, anchor)
         if isinstance(alt, StrAlt):
-            return self.string_expr(alt, owner, anchor)
+            return string_expr(self, alt, owner, anchor)
         if isinstance(alt, ArrAlt):
             return array_expr(self, alt, owner, anchor)
         assert isinstance(alt, ObjAlt)
@@ -348,146 +417,21 @@ class Emitter:
         scientific = scientific_expr(alt.lo, alt.hi)
         return plain if scientific is None else f"{_group(plain)} | {_group(scientific)}"
 
-    def string_expr(self, alt: StrAlt, owner: str, anchor: Sub) -> str | None:
-        lo, hi = alt.min_len, alt.max_len
-        if hi is not None and hi < lo:
-            return None
-        formats = dict.fromkeys(f for f, _ in alt.formats)
-        patterns = dict.fromkeys(p for p, _ in alt.patterns)
-        ptr = (alt.patterns or alt.formats or (("", anchor.ptr),))[0][1]
-        if len(formats) > 1:
-            self.norm.weaken(ptr, "two different formats")
-        negated = bool(alt.not_patterns or alt.not_values)
-        if formats and (patterns or negated or lo > 0 or hi is not None):
-            self.norm.weaken(ptr, "format combined with pattern or length limits")
-        if not formats and (len(patterns) > 1 or negated):
-            found, expr = self._string_automaton(alt, owner, ptr)
-            if found:
-                return expr
-        if len(patterns) > 1:
-            self.norm.weaken(ptr, "several patterns (their intersection is too large to compute)")
-        if negated:
-            self.norm.weaken(ptr, "'not' of a pattern (automaton too large)")
-        if formats and not patterns:
-            name, rules = format_rules(next(iter(formats)), self.prefix)
-            self.rules.update(rules)
-            return f'"\\"" {name} "\\""'
-        parsed: RegexNode | None = None
-        if patterns:
-            try:
-                parsed = parse_regex(next(iter(patterns)))
-            except RegexError as exc:
-                if exc.invalid:  # an invalid schema, not a construct to drop
-                    raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
-                self.norm.weaken(ptr, f"pattern: {exc}")  # raises SchemaError in strict mode
-        if parsed is not None:
-            pattern = next(iter(patterns))
-            node = _fit_lengths(parsed, lo, hi)
-            if node is None:
-                found, expr = self._string_automaton(alt, owner, ptr)
-                if found:
-                    return expr
-                self.norm.weaken(ptr, "pattern combined with minLength/maxLength")
-                node = parsed
-            char = self.prim("char")
-            body = translate_regex(
-                pattern,
-                node=node,
-                char_expr=self.charset_rule,
-                any_star=f"{char}*",
-                new_rule=lambda b: self.helper(owner, "re", b),
-            )
-            if body is None:
-                return None
-            return f'"\\"" {body} "\\""'
-        char = self.prim("char")
-        rep = counted_repeat(char, lo, hi, lambda b: self.helper(owner, "rep", b))
-        return f'"\\"" {rep} "\\""' if rep else '"\\"\\""'
 
-    def _string_automaton(self, alt: StrAlt, owner: str, ptr: str) -> tuple[bool, str | None]:
-        """Strings matching every pattern, no negated pattern or excluded value, within the length limits.
-
-        One DFA over all of them (see :mod:`._keys`); returns (False, None) when it would be too large
-        (lengths count as a pattern ``^[\\s\\S]{lo,hi}$``, so long limits are too large too).
-        """
-        lo, hi = alt.min_len, alt.max_len
-        required = list(dict.fromkeys(p for p, _ in alt.patterns))
-        if lo > 0 or hi is not None:
-            if max(lo, hi or 0) > _MAX_AUTOMATON_LENGTH:
-                return False, None
-            required.append(f"^[\\s\\S]{{{lo},{'' if hi is None else hi}}}$")
-        forbidden = list(dict.fromkeys(p for p, _ in alt.not_patterns))
-        try:
-            dfa = build_key_dfa(required + forbidden, [list(alt.not_values)])
-        except KeyDfaTooLarge:
-            return False, None
-        except RegexError as exc:
-            if exc.invalid:
-                raise SchemaError(f"invalid pattern: {exc}", pointer=ptr) from None
-            self.norm.weaken(ptr, f"pattern: {exc}")
-            return False, None
-        need = frozenset(range(len(required)))
-        banned = frozenset(range(len(required), len(required) + len(forbidden) + 1))
-
-        def new_rule() -> str:
-            return self.fresh(self.sub_name(owner, "s"))
-
-        def set_rule(name: str, body: str) -> None:
-            self.rules[name] = body
-
-        expr = emit_keys(dfa, lambda acc: need <= acc and not (banned & acc), self.charset_rule, new_rule, set_rule)
-        return True, expr
+_LITERALS_AND_CLASSES = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]')
 
 
-#: Longest minLength/maxLength folded into a string automaton (one state per character).
-_MAX_AUTOMATON_LENGTH = 256
-
-
-def _fit_lengths(node: RegexNode, lo: int, hi: int | None) -> RegexNode | None:
-    """Return a pattern tree whose matches also have lo..hi characters, or None if not derivable.
-
-    Works when the pattern, made explicit with ``.*``-like items on unanchored sides, is one sequence in
-    which a single item varies in length and that item repeats a character set: its bounds absorb the
-    limits. The result is a tree with both anchors, so translation must not add ``any*`` around it.
-    """
-    if lo == 0 and hi is None:
-        return node
-    branches = node.items if node.kind == "alt" else (node,)
-    if len(branches) != 1:
-        return None
-    items = list(node.items) if node.kind == "seq" else [node]
-    bol = bool(items) and items[0].kind == "bol"
-    eol = bool(items) and items[-1].kind == "eol"
-    core = [i for i in items if i.kind not in ("bol", "eol")]
-    if len(core) + bol + eol != len(items):
-        return None
-    anyrep = RegexNode("rep", 0, items=(RegexNode("set", 0, cs=ANY),), lo=0, hi=None)
-    seq = ([] if bol else [anyrep]) + core + ([] if eol else [anyrep])
-    variable = []
-    fixed = 0
-    for k, item in enumerate(seq):
-        a, b = length_bounds(item)
-        if a == b:
-            fixed += a
-        else:
-            variable.append(k)
-    if not variable:
-        if fixed < lo or (hi is not None and fixed > hi):
-            return RegexNode("seq", 0, items=(RegexNode("bol", 0), RegexNode("set", 0, cs=()), RegexNode("eol", 0)))
-        return RegexNode("seq", 0, items=(RegexNode("bol", 0), *seq, RegexNode("eol", 0)))
-    if len(variable) != 1:
-        return None
-    k = variable[0]
-    item = seq[k]
-    if item.kind != "rep" or item.items[0].kind != "set":
-        return None
-    new_lo = max(item.lo, lo - fixed)
-    new_hi = item.hi if hi is None else (hi - fixed if item.hi is None else min(item.hi, hi - fixed))
-    if new_hi is not None and new_hi < new_lo:
-        seq[k] = RegexNode("set", 0, cs=())
-    else:
-        seq[k] = RegexNode("rep", item.pos, items=item.items, lo=new_lo, hi=new_hi)
-    return RegexNode("seq", 0, items=(RegexNode("bol", 0), *seq, RegexNode("eol", 0)))
+def _has_top_level_bar(expr: str) -> bool:
+    """Whether ``expr`` has a ``|`` outside every group, literal and class (it is an alternation). O(len)."""
+    depth = 0
+    for ch in _LITERALS_AND_CLASSES.sub("", expr):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return True
+    return False
 
 
 # An integer's optional zero fraction ("1.0", "-3.00"): the same value, so the same integer.
@@ -499,9 +443,25 @@ def _group(expr: str) -> str:
     return expr if is_one_group(expr) else f"({expr})"
 
 
+def _content_key(alts: list[Alt]) -> tuple[object, ...] | None:
+    """The alternatives as a dictionary key (equal keys: the same language), or None if there is none.
+
+    Enum values are keyed by their JSON text: Python finds ``1 == True == 1.0``, JSON does not.
+    """
+    try:
+        key = tuple(("enum", json.dumps(a.values)) if isinstance(a, EnumAlt) else a for a in alts)
+        hash(key)
+    except (TypeError, ValueError):
+        return None
+    return key
+
+
+_PLAIN_ALTS = frozenset({NullAlt(), BoolAlt(), NumAlt(), StrAlt(), ArrAlt()})
+
+
 def _is_any(alts: list[Alt]) -> bool:
     """Whether the alternatives are the six unconstrained types (any JSON value)."""
-    plain = {NullAlt(), BoolAlt(), NumAlt(), StrAlt(), ArrAlt()}
+    plain = _PLAIN_ALTS
     seen = set()
     for a in alts:
         if isinstance(a, EnumAlt):

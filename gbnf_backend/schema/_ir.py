@@ -99,6 +99,8 @@ class Normalizer(AltAlgebra):
         self._pointers: list[str] = []
         self.last_pointer = ""
         self._valid: Callable[[Sub, Any], bool] | None = None
+        self._memo: dict[tuple[int, str, str], tuple[Any, tuple[Alt, ...]]] = {}  # see alts()
+        self._conj_memo: dict[object, tuple[Conj, tuple[Alt, ...]]] = {}  # see conj_alts()
         # A document declaring drafts 3-7 follows that draft where it differs from 2020-12 in a way that
         # matters to real schemas: "$ref" replaces its siblings, and drafts before 7 have no "if".
         draft = declared_draft(root)
@@ -117,7 +119,13 @@ class Normalizer(AltAlgebra):
         return self._valid(sub, value)
 
     def alts(self, sub: Sub) -> list[Alt]:
-        """Return the alternatives of ``sub``. Cost: proportional to the keywords inlined (refs, allOf)."""
+        """Return the alternatives of ``sub``. Cost: proportional to the keywords inlined (refs, allOf), once per
+        subschema (then memoised: the same subschema is asked for again by every ``$ref`` to it, every
+        conjunction it joins and every ``oneOf`` disjointness test)."""
+        memo_key = (id(sub.schema), sub.base, sub.ptr)
+        done = self._memo.get(memo_key)
+        if done is not None:
+            return list(done[1])
         key = id(sub.schema)
         if (
             key in self._active
@@ -131,7 +139,10 @@ class Normalizer(AltAlgebra):
         self._pointers.append(sub.ptr)
         self.last_pointer = sub.ptr
         try:
-            return self._alts(sub)
+            result = self._alts(sub)
+            # The schema is kept with the result so that its id() cannot be reused by another (synthesised) one.
+            self._memo[memo_key] = (sub.schema, tuple(result))
+            return result
         except SchemaError as exc:
             if exc.pointer:
                 raise
@@ -441,8 +452,34 @@ class Normalizer(AltAlgebra):
         )
 
     def conj_alts(self, conj: Conj, sub: Sub) -> list[Alt]:
-        """Alternatives of a conjunction of subschemas (all must hold)."""
-        result: list[Alt] = [self._typed(sub, t, {}) for t in _ALL_TYPES]
-        for part in conj:
-            result = self.intersect_lists(result, self.alts(part), part)
+        """Alternatives of a conjunction of subschemas (all must hold); memoised like :meth:`alts`."""
+        memo_key = (tuple((id(part.schema), part.base, part.ptr) for part in conj), sub.base, sub.ptr)
+        done = self._conj_memo.get(memo_key)
+        if done is not None:
+            return list(done[1])
+        if conj:
+            result = self._meet_any(sub, self.alts(conj[0]), conj[0])
+            for part in conj[1:]:
+                result = self.intersect_lists(result, self.alts(part), part)
+        else:
+            result = [self._typed(sub, t, {}) for t in _ALL_TYPES]
+        self._conj_memo[memo_key] = (conj, tuple(result))  # (the schemas kept alive: their ids stay theirs)
         return result
+
+    def _meet_any(self, sub: Sub, alts: list[Alt], part: Sub) -> list[Alt]:
+        """``intersect_lists(<every type, unconstrained, at sub>, alts, part)``, building only the unconstrained
+        alternatives that can meet one of ``alts`` (the others meet nothing): the same list, in the same order."""
+        out: list[Alt] = []
+        for t in _ALL_TYPES:
+            kind = _TYPE_OF[t]
+            unconstrained: Alt | None = None
+            for alt in alts:
+                if type(alt) is kind or isinstance(alt, EnumAlt):
+                    if unconstrained is None:
+                        unconstrained = self._typed(sub, t, {})
+                    met = self.intersect(unconstrained, alt, part)
+                    if met is not None:
+                        out.append(met)
+        if len(out) > MAX_ALTS:
+            raise SchemaError(f"more than {MAX_ALTS} alternatives after combining allOf/anyOf", pointer=part.ptr)
+        return out

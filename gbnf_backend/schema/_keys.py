@@ -14,12 +14,14 @@ The alphabet is code points, split into the intervals the patterns distinguish. 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from itertools import pairwise
 
-from ._text import ANY, Charset, charset, intersect
-from .regex_gbnf import RegexNode, parse_regex, split_anchors
+from ._text import ANY, Charset, charset
+from .regex_gbnf import RegexError, RegexNode, parse_regex, split_anchors
 
 __all__ = ["MAX_DFA_STATES", "KeyDfa", "KeyDfaTooLarge", "build_key_dfa", "emit_keys"]
 
@@ -105,14 +107,41 @@ class KeyDfa:
                     break
         return self.accepts[state]
 
+    @cached_property
+    def by_target(self) -> tuple[tuple[tuple[int, Charset], ...], ...]:
+        """Per state, ``(target, characters leading there)`` in order of first appearance (computed once)."""
+        out = []
+        for row in self.transitions:
+            grouped: dict[int, list[tuple[int, int]]] = {}
+            for cs, t in row:
+                grouped.setdefault(t, []).extend(cs)
+            out.append(tuple((t, charset(ranges)) for t, ranges in grouped.items()))
+        return tuple(out)
+
 
 def build_key_dfa(patterns: Sequence[str], names: Sequence[Sequence[str]]) -> KeyDfa:
     """The DFA of components ``patterns`` (ECMA regexes, search semantics) then ``names`` (finite sets).
 
     Component ``i`` is ``patterns[i]`` for i < len(patterns), then each set of literal names. Raises
     RegexError for a bad pattern and :class:`KeyDfaTooLarge` beyond the caps. Cost: O(DFA states × NFA
-    states × intervals) at most.
+    states × intervals) at most, once per distinct argument (memoised: the objects of one schema often share
+    their patterns and names).
     """
+    built = _build_cached(tuple(patterns), tuple(tuple(group) for group in names))
+    if isinstance(built, Exception):
+        raise built.with_traceback(None)
+    return built
+
+
+@lru_cache(maxsize=256)
+def _build_cached(patterns: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> KeyDfa | Exception:
+    try:
+        return _build(patterns, names)
+    except (KeyDfaTooLarge, RegexError) as exc:
+        return exc
+
+
+def _build(patterns: Sequence[str], names: Sequence[Sequence[str]]) -> KeyDfa:
     nfa = _Nfa()
     root = nfa.new()
     for index, pattern in enumerate(patterns):
@@ -160,14 +189,19 @@ def _determinize(nfa: _Nfa) -> KeyDfa:
         k += 1
         edges = [(cs, t) for s in current for cs, t in nfa.edges[s]]
         cuts = sorted({lo for cs, _ in edges for lo, _ in cs} | {hi + 1 for cs, _ in edges for _, hi in cs} | {0})
-        by_target: dict[frozenset[int], list[tuple[int, int]]] = {}
+        # The elementary intervals between cuts, and the NFA targets of each: an edge's range covers a run of
+        # consecutive intervals, found by bisection (no interval × edge product).
         bounds = [*cuts, ANY[0][1] + 1]
-        for lo, nxt_lo in pairwise(bounds):
-            if lo > ANY[0][1]:
-                break
-            hi = nxt_lo - 1
-            targets = frozenset(t for cs, t in edges if intersect(cs, ((lo, hi),)))
-            by_target.setdefault(targets, []).append((lo, hi))
+        if bounds[-2] > ANY[0][1]:
+            bounds.pop()
+        reached: list[set[int]] = [set() for _ in range(len(bounds) - 1)]
+        for cs, t in edges:
+            for lo, hi in cs:
+                for interval in range(bisect_left(bounds, lo), bisect_left(bounds, hi + 1)):
+                    reached[interval].add(t)
+        by_target: dict[frozenset[int], list[tuple[int, int]]] = {}
+        for hit, (lo, nxt_lo) in zip(reached, pairwise(bounds), strict=True):
+            by_target.setdefault(frozenset(hit), []).append((lo, nxt_lo - 1))
         row = []
         for targets, ranges in by_target.items():
             closed = _closure(nfa, targets)
@@ -218,12 +252,10 @@ def emit_keys(
         s = order[k]
         k += 1
         alts = ['"\\""'] if accept(dfa.accepts[s]) else []
-        grouped: dict[int, list[tuple[int, int]]] = {}
-        for cs, t in dfa.transitions[s]:
-            if t in live:
-                grouped.setdefault(t, []).extend(cs)
-        for t, ranges in grouped.items():
-            rule = char_rule(charset(ranges))
+        for t, chars in dfa.by_target[s]:
+            if t not in live:
+                continue
+            rule = char_rule(chars)
             if rule is None:
                 continue
             if t not in names:

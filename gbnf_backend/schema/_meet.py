@@ -196,7 +196,15 @@ class AltAlgebra:
         if (x.patterns and (y.additional or y.patterns)) or (y.patterns and x.additional):
             self.weaken(sub.ptr, "allOf merges patternProperties with other object keywords")
         names = dict.fromkeys([k for k, _ in x.props] + [k for k, _ in y.props])
-        props = tuple((k, value_conj(x, k) + value_conj(y, k)) for k in names)
+        listed_x, listed_y = _first_by_key(x.props), _first_by_key(y.props)  # (value_conj for listed keys, O(1))
+        props = tuple(
+            (
+                k,
+                (listed_x[k] if k in listed_x else value_conj(x, k))
+                + (listed_y[k] if k in listed_y else value_conj(y, k)),
+            )
+            for k in names
+        )
         return ObjAlt(
             props,
             x.required | y.required,
@@ -256,6 +264,14 @@ class AltAlgebra:
         if not all(self.valid(s, k) for s in alt.names for k in v):
             return False
         return all(all(self.valid(s, item) for s in value_conj(alt, k)) for k, item in v.items())
+
+
+def _first_by_key(props: tuple[tuple[str, Conj], ...]) -> dict[str, Conj]:
+    """The listed properties by key (the first one if a key is listed twice, as :func:`value_conj` reads)."""
+    out: dict[str, Conj] = {}
+    for key, conj in props:
+        out.setdefault(key, conj)
+    return out
 
 
 def value_conj(o: ObjAlt, key: str) -> Conj:

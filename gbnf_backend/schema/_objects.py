@@ -31,7 +31,6 @@ from ._text import (
     charset,
     complement,
     gbnf_class,
-    gbnf_literal,
     json_char_expr,
     json_string_literal,
     subtract,
@@ -48,6 +47,7 @@ MAX_OBJECT_RULES = 20000
 # Printable ASCII other than the quote and the backslash: the characters json.dumps writes raw.
 _PLAIN_LO, _PLAIN_HI = 0x20, 0x7E
 _PLAIN: Charset = subtract(charset([(_PLAIN_LO, _PLAIN_HI)]), charset([(0x22, 0x22), (0x5C, 0x5C)]))
+_PLAIN_CHARS = frozenset(chr(cp) for lo, hi in _PLAIN for cp in range(lo, hi + 1))
 
 
 def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
@@ -258,6 +258,10 @@ def object_expr(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub) -> str | None
         member = None if rule is None else em.seq(json_string_literal(key), ws, '":"', ws, rule, ws)
         members.append((key, member, required))
     members = [m for m in members if m[1] is not None]
+    if len(members) > 1:
+        # A member is written in the "first" rule and in every "o" rule of its position (one per count with
+        # min/maxProperties): one rule per member, shared by content across objects, keeps each spelled once.
+        members = [(key, em.helper(owner, "m", member), req) for key, member, req in members if member]
     known = list(dict.fromkeys([k for k, _, _ in members] + names))
     if classes is not None:
         extra = _classified_member(em, alt, owner, anchor, classes)
@@ -376,6 +380,14 @@ def _deviation(em: Emitter, kid_set: Charset) -> str:
     return name
 
 
+def _end_or_deviation(em: Emitter, kid_set: Charset) -> str:
+    """Shared rule: the closing quote, or :func:`_deviation` (after a prefix that is no listed name)."""
+    name = f"{em.prefix}json--end-or-dev-" + "-".join(f"{lo:x}" for lo, _ in kid_set)
+    if name not in em.rules:
+        em.rules[name] = f'"\\"" | {_deviation(em, kid_set)}'
+    return name
+
+
 def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     """A rule for JSON strings whose decoded value is none of ``known`` (a trie with escape hatches).
 
@@ -400,44 +412,45 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
                 terminal.append(False)
             node = children[node][ch]
         terminal[node] = True
-    names: dict[int, str] = {}
 
-    def plain(i: int) -> bool:
-        return all(_PLAIN_LO <= ord(ch) <= _PLAIN_HI and ch not in '"\\' for ch in children[i])
-
-    def chained(i: int) -> bool:
-        # A node inlined into its parent's rule: one plain child, not the end of a listed name.
-        return len(children[i]) == 1 and not terminal[i] and plain(i)
-
-    def body(i: int) -> str:
-        """Alternatives after reaching node i (inlines chains of single-child nodes)."""
-        alts = [] if terminal[i] else ['"\\""']
-        is_plain = plain(i)
-        for ch, j in children[i].items():
-            # Printable ASCII is matched raw only: an escaped spelling such as \u0061 is refused on both
-            # sides (listed keys and the "other character" branch), so the split stays exact.
-            expr = gbnf_literal(ch) if is_plain else json_char_expr(((ord(ch), ord(ch)),))
-            assert expr is not None
-            nxt = f"({body(j)})" if chained(j) else ref(j)
-            alts.append(f"{expr} {nxt}")
-        kid_set = tuple(sorted((ord(c), ord(c)) for c in children[i]))
-        if is_plain:
-            alts.append(_deviation(em, kid_set))
+    # What may follow each node, children before parents (a child is created after its parent): a reference,
+    # or a rule shared by content (equal subtries, common across the objects of one schema, are spelled once).
+    # One flat rule per node (no nested groups: a group costs the parser a helper rule anyway).
+    follow: list[str] = [""] * len(children)
+    memo_nodes = em.key_nodes
+    endings = em.key_endings
+    for i in range(len(children) - 1, -1, -1):
+        kids = sorted(children[i].items())
+        # A node is its end flag and its children's follow-ups: nodes equal so are found before any text is built.
+        signature = (terminal[i], tuple((ch, follow[j]) for ch, j in kids))
+        known_follow = memo_nodes.get(signature)
+        if known_follow is not None:
+            follow[i] = known_follow
+            continue
+        # Printable ASCII is matched raw only: an escaped spelling such as \u0061 is refused on both sides
+        # (listed keys and the "other character" branch), so the split stays exact.
+        is_plain = all(ch in _PLAIN_CHARS for ch, _ in kids)
+        if is_plain:  # (such a character is its own GBNF literal)
+            alts = [f'"{ch}" {follow[j]}' for ch, j in kids]
         else:
+            alts = [f"{json_char_expr(((ord(ch), ord(ch)),))} {follow[j]}" for ch, j in kids]
+        kid_set = tuple((ord(ch), ord(ch)) for ch, _ in kids)
+        if is_plain:
+            ending = endings.get((terminal[i], kid_set))
+            if ending is None:
+                ending = _deviation(em, kid_set) if terminal[i] else _end_or_deviation(em, kid_set)
+                endings[(terminal[i], kid_set)] = ending
+            alts.append(ending)
+        else:
+            if not terminal[i]:
+                alts.insert(0, '"\\""')
             rule = em.charset_rule(complement(kid_set))
             if rule is not None:
                 alts.append(f'{rule} {char}* "\\""')
-        return " | ".join(alts)
-
-    def ref(i: int) -> str:
-        if i not in names:
-            names[i] = em.fresh(em.sub_name(owner, f"key{len(names)}"))
-            em.rules[names[i]] = body(i)
-        return names[i]
-
-    names[0] = em.fresh(em.sub_name(owner, "key0"))
-    em.rules[names[0]] = body(0)
-    memo[memo_key] = f'"\\"" {names[0]}'
+        body = " | ".join(alts)
+        follow[i] = body if " " not in body else em.shared_rule(f"{em.name}--key", body)
+        memo_nodes[signature] = follow[i]
+    memo[memo_key] = f'"\\"" {follow[0]}'
     return memo[memo_key]
 
 
@@ -482,7 +495,7 @@ def _object_rules(
             if cmax is None or c < cmax:
                 after = rest[(i + 1, sat(c + 1))]
                 if after is not None:
-                    alts.append(em.seq('","', ws, member or "", after))
+                    alts.append(em.unwrap(em.seq('","', ws, member or "", after)))
             if not required:
                 skip = rest[(i + 1, c)]
                 if skip is not None:
@@ -500,7 +513,7 @@ def _object_rules(
         _, member, required = members[i]
         after = rest[(i + 1, sat(1))] if (cmax is None or cmax >= 1) else None
         if after is not None:
-            first_alts.append(em.seq(member or "", after))
+            first_alts.append(em.unwrap(em.seq(member or "", after)))
         if required:
             break
     else:
@@ -508,7 +521,7 @@ def _object_rules(
             more_lo = max(cmin - 1, 0)
             more_hi = None if cmax is None else cmax - 1
             assert extra_rule is not None
-            first_alts.append(em.seq(extra, _rep(em, owner, extra_rule, more_lo, more_hi)))
+            first_alts.append(em.unwrap(em.seq(extra, _rep(em, owner, extra_rule, more_lo, more_hi))))
         if cmin == 0:
             first_alts.append('""')
     if not first_alts:

@@ -39,6 +39,7 @@ _SUB_ONE = (
 )
 _SUB_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SUB_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SUB_KEYWORDS = frozenset((*_SUB_ONE, *_SUB_LIST, "items", *_SUB_MAP))
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,23 @@ def declared_draft(root: Any) -> int | None:
     return 2020 if "2020-12" in declared else None
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# Draft 2020-12's types as jsonschema tests them (a float with a zero fraction is an integer; booleans are no
+# numbers).
+_TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
+    "null": lambda value: value is None,
+    "boolean": lambda value: isinstance(value, bool),
+    "number": _is_number,
+    "integer": lambda value: _is_number(value) and (isinstance(value, int) or float(value).is_integer()),
+    "string": lambda value: isinstance(value, str),
+    "array": lambda value: isinstance(value, list),
+    "object": lambda value: isinstance(value, dict),
+}
+
+
 class Registry:
     """Resources and anchors of the root document (and of remote documents fetched on demand)."""
 
@@ -96,6 +114,8 @@ class Registry:
         self.resources: dict[str, tuple[Any, str]] = {}
         self.anchors: dict[tuple[str, str], tuple[Any, str]] = {}
         self.remote_docs: dict[str, Any] = {}
+        self._checkers: dict[str, Callable[[Any], bool]] = {}  # canonical JSON of a schema -> checker()
+        self._resolved: dict[tuple[str, str], Sub] = {}  # see resolve()
         self._walk(root, DEFAULT_BASE, "", set())
         self.resources.setdefault(DEFAULT_BASE, (root, ""))
         self.resources.setdefault(self.root_base, (root, ""))
@@ -117,6 +137,8 @@ class Registry:
             for key in ("$anchor", "$dynamicAnchor"):
                 if isinstance(cur.get(key), str):
                     self.anchors.setdefault((cur_base, cur[key]), (cur, cur_ptr))
+            if cur.keys().isdisjoint(_SUB_KEYWORDS):  # a leaf (most subschemas): nothing below it
+                continue
             for key in _SUB_ONE:
                 if key in cur:
                     stack.append((cur[key], cur_base, f"{cur_ptr}/{key}"))
@@ -131,7 +153,16 @@ class Registry:
                         stack.append((item, cur_base, f"{cur_ptr}/{key}/{esc}"))
 
     def resolve(self, ref: str, at: Sub) -> Sub:
-        """Return the subschema ``ref`` points to from ``at``; raises SchemaError at ``at.ptr``."""
+        """Return the subschema ``ref`` points to from ``at``; raises SchemaError at ``at.ptr``.
+
+        Memoised per (reference, base URI): the answer depends on nothing else, and large schemas use each
+        definition from many places."""
+        known = self._resolved.get((ref, at.base))
+        if known is None:
+            known = self._resolved[(ref, at.base)] = self._resolve(ref, at)
+        return known
+
+    def _resolve(self, ref: str, at: Sub) -> Sub:
         target = join_uri(at.base, ref)
         uri, frag = urldefrag(target)
         if uri not in self.resources:
@@ -216,13 +247,30 @@ class Registry:
 
         return valid
 
-    @staticmethod
-    def checker(schema: dict[str, Any]) -> Callable[[Any], bool]:
+    def checker(self, schema: dict[str, Any]) -> Callable[[Any], bool]:
         """jsonschema's verdict for a standalone schema without references, as a function of the value.
 
-        The validator is built once (formats asserted); each call costs one validation. A malformed schema
-        accepts nothing.
+        The validator is built once per distinct schema (formats asserted); each call costs one validation. A
+        malformed schema accepts nothing. A schema made of ``type`` alone (the usual sibling of an ``enum``) is
+        checked directly, with jsonschema's Draft 2020-12 meaning of each type.
         """
+        types = schema.get("type") if len(schema) == 1 else None
+        names: list[Any] = [types] if isinstance(types, str) else types if isinstance(types, list) else []
+        known = bool(names) and all(isinstance(n, str) and n in _TYPE_TESTS for n in names)
+        if known and len(set(names)) == len(names):  # (repeated names: an invalid schema, left to jsonschema)
+            tests = [_TYPE_TESTS[n] for n in names]
+            return lambda value: any(test(value) for test in tests)
+        try:
+            key = json.dumps(schema, sort_keys=True)
+        except (TypeError, ValueError):
+            return self._new_checker(schema)
+        check = self._checkers.get(key)
+        if check is None:
+            check = self._checkers[key] = self._new_checker(schema)
+        return check
+
+    @staticmethod
+    def _new_checker(schema: dict[str, Any]) -> Callable[[Any], bool]:
         import jsonschema
 
         try:

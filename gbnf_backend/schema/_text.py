@@ -10,7 +10,9 @@ produced: they would make the length of a string ambiguous (one pair or two lone
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from .._gbnf_text import ANY_CHAR
 from .._gbnf_text import gbnf_class as print_class
@@ -30,6 +32,8 @@ __all__ = [
     "union",
 ]
 
+#: Printable ASCII but the quote and the backslash (JSON and GBNF literals write these as themselves).
+_PLAIN = re.compile(r"[ !#-\[\]-~]*")
 Charset = tuple[tuple[int, int], ...]
 MAX_CP = 0x10FFFF
 ANY: Charset = ((0, MAX_CP),)
@@ -116,6 +120,7 @@ def _alts(parts: Sequence[str]) -> str:
     return "(" + " | ".join(parts) + ")"
 
 
+@lru_cache(maxsize=512)
 def _hex_digit_class(lo: int, hi: int) -> str:
     """A class matching hex digits with values lo..hi, letters in either case."""
     ranges: list[tuple[int, int]] = []
@@ -128,6 +133,7 @@ def _hex_digit_class(lo: int, hi: int) -> str:
     return gbnf_class(charset(ranges))
 
 
+@lru_cache(maxsize=4096)
 def hex_range_expr(lo: int, hi: int, width: int = 4) -> str:
     """Return an expression matching the ``width``-digit hex spellings of lo..hi (any letter case).
 
@@ -176,10 +182,12 @@ def _astral_escapes(lo: int, hi: int) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)
 def json_char_expr(cs: Charset) -> str | None:
     """Return an expression matching one JSON string character whose decoded value is in ``cs``.
 
-    Returns None when ``cs`` is empty. Cost: O(len(cs)) alternatives.
+    Returns None when ``cs`` is empty. Cost: O(len(cs)) alternatives on first use; memoised (pure in ``cs``, and
+    key automata ask for the same few sets thousands of times).
     """
     if not cs:
         return None
@@ -211,5 +219,7 @@ def json_string_literal(text: str) -> str:
     Accepts the two canonical spellings (``json.dumps`` with and without ``ensure_ascii``); other valid
     spellings (``\\u0061`` for ``a``) are not accepted, which only narrows the language.
     """
+    if _PLAIN.fullmatch(text):  # printable ASCII without quote or backslash: one spelling, written as is
+        return '"\\"' + text + '\\""'
     forms = dict.fromkeys((_json_dumps_str(text, False), _json_dumps_str(text, True)))
     return _alts([gbnf_literal(f) for f in forms])

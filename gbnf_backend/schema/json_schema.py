@@ -61,6 +61,7 @@ from typing import Any
 
 from .._gbnf_text import gbnf_rules
 from ..errors import SchemaError
+from ..grammar import gc_paused
 from ._emit import Emitter
 from ._formats import FORMATS
 from ._ir import Normalizer
@@ -120,13 +121,13 @@ def _check_name(name: str, what: str) -> None:
         raise ValueError(f"{what} {name!r} may contain only [a-zA-Z0-9-]")
 
 
-_LITERALS = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]')
-_WORDS = re.compile(r"[a-zA-Z0-9-]+")
+# A literal or a class (skipped), or a word: a rule name, or the digits of a repetition bound.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\[[^\]\\]*(?:\\.[^\]\\]*)*\]|([a-zA-Z0-9-]+)')
 
 
 def _references(body: str) -> list[str]:
     """Rule names used in a GBNF body (literals and classes skipped). Cost O(len(body))."""
-    return [w for w in _WORDS.findall(_LITERALS.sub(" ", body)) if not w.isdigit()]
+    return [w for w in _TOKENS.findall(body) if w and not w.isdigit()]
 
 
 def _reachable(rules: dict[str, str], root: str) -> dict[str, str]:
@@ -169,7 +170,8 @@ def convert_json_schema(
     norm = Normalizer(registry, doc, strict=strict, forbid_additional=forbid_additional_properties, formats=FORMATS)
     em = Emitter(norm, name=name, shared_prefix=shared_prefix, whitespace=whitespace)
     try:
-        em.run(registry.root_sub(doc))
+        with gc_paused():
+            em.run(registry.root_sub(doc))
     except SchemaError as exc:
         if not exc.pointer and norm.current_pointer:
             raise SchemaError(exc.reason, pointer=norm.current_pointer) from None

@@ -76,6 +76,26 @@ def _base_of(node: Any, base: str) -> str:
     return base
 
 
+_NEWER_KEYWORDS = frozenset(  # validation keywords added after draft 7
+    {"unevaluatedItems", "unevaluatedProperties", "prefixItems", "dependentRequired", "dependentSchemas"}
+    | {"minContains", "maxContains"}
+)
+
+
+def _uses_newer_keywords(root: Any) -> bool:
+    """Whether a key of ``root`` (at any depth) is a keyword added after draft 7. Cost O(size of root)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if not _NEWER_KEYWORDS.isdisjoint(node):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def declared_draft(root: Any) -> int | None:
     """The draft number a document declares with ``$schema`` (3, 4, 6, 7; 2019 and 2020 as 2019/2020), or None."""
     declared = root.get("$schema") if isinstance(root, dict) else None
@@ -222,6 +242,9 @@ class Registry:
             7: jsonschema.Draft7Validator,
         }.get(draft or 0, jsonschema.Draft202012Validator)
         checker = cls.FORMAT_CHECKER
+        # Only documents that use keywords the declared draft lacks need 2020-12's second opinion (2020-12's
+        # reading of an old draft's keywords, e.g. a boolean exclusiveMaximum, would be wrong).
+        newer_keywords = cls is not jsonschema.Draft202012Validator and _uses_newer_keywords(root)
 
         def verdict(sub: Sub, value: Any) -> bool | None:
             """jsonschema's verdict, or None when the subschema cannot be evaluated (unresolvable)."""
@@ -235,11 +258,27 @@ class Registry:
             wrapper = {"$ref": ref}
             val = cls(wrapper, registry=registry, format_checker=checker)
             try:
-                return bool(val.is_valid(value))
+                if not val.is_valid(value):
+                    return False
+                # An old draft's document must also pass 2020-12's keywords (unevaluatedItems, ...): the
+                # converter follows 2020-12 wherever the declared draft's rules above do not apply.
+                return not newer_keywords or _valid_2020(wrapper, value)
             except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable, RecursionError):
                 return None
             except Exception as exc:  # the schema is malformed in a way only evaluation shows (a bad regex, ...)
                 raise SchemaError(f"cannot evaluate the schema: {exc!r}"[:200], pointer=sub.ptr) from None
+
+        def _valid_2020(wrapper: dict[str, str], value: Any) -> bool:
+            """2020-12's verdict; a keyword spelled the old draft's way that 2020-12 cannot evaluate counts as
+            passing (the declared draft's verdict decides)."""
+            try:
+                return bool(
+                    jsonschema.Draft202012Validator(
+                        wrapper, registry=registry, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+                    ).is_valid(value)
+                )
+            except Exception:
+                return True
 
         def valid(sub: Sub, value: Any) -> bool:
             # What cannot be evaluated counts as invalid: callers keep only values found valid (narrower).

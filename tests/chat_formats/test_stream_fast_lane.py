@@ -21,18 +21,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 ]
 CASES += [(s.format, s.output, s.options) for s in load_samples() if s.id not in JUDGED]
 SALT = "0123456789abcdef"
-WRITE_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-            },
-        },
-    }
-]
+WRITE_TOOLS = [t for t in TOOLS if t["function"]["name"] == "write_file"]
 
 
 def _deltas(fmt: ChatFormat, pieces: list[str], *, fast: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:

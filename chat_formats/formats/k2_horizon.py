@@ -5,13 +5,15 @@
 
 The reasoning block has one spelling per reasoning effort (``<ifm|think>``, ``<ifm|think_fast>``,
 ``<ifm|think_faster>``), each closed by its own closer or by ``</ifm|think>`` (which small models write for every
-effort). An argument may carry a type tag (``<ifm|arg_type>int</ifm|arg_type>``) before its value; it is read and
-ignored, the tool's schema types the value. String values are raw text, other values JSON.
+effort). An argument may carry a type tag (``<ifm|arg_type>integer</ifm|arg_type>``: a JSON Schema type name, as the
+prompt asks, or its Python spelling) before its value; the tool's schema types the value, so the tag is checked,
+not kept — a damaged tag makes the call content with a warning rather than vanish. String values are raw text,
+other values JSON.
 """
 
 from __future__ import annotations
 
-from peg import Parser, chars, literal, optional, peek, trigger_rule, until, zero_or_more
+from peg import Parser, chars, choice, literal, optional, peek, trigger_rule, zero_or_more
 
 from ..builder import XmlMarkers, block, gap, tool_choice_of, xml_tool_call
 from ._layout import FormatDefinition, FormatOptions, ReasoningStyle, content_prefix, standard_layout
@@ -35,7 +37,12 @@ KEY, KEY_END, TYPE, TYPE_END, VALUE, VALUE_END = (
 STYLE = ReasoningStyle(OPENERS[-1], CLOSERS[-1])
 PRESERVED = (*OPENERS, *CLOSERS, SECTION, SECTION_END, CALL, CALL_END, KEY, KEY_END, TYPE, TYPE_END, VALUE, VALUE_END)
 
-_TYPE_TAG = optional(TYPE + until(TYPE_END) + TYPE_END + gap())
+# JSON Schema's type names and the Python spellings small models also write; longest first, as "int" starts "integer".
+TYPE_NAMES = (
+    *("integer", "boolean", "string", "number", "object", "array", "null"),
+    *("float", "bool", "dict", "list", "int", "str"),
+)
+_TYPE_TAG = optional(TYPE + choice(*(literal(t) for t in TYPE_NAMES)) + TYPE_END + gap())
 MARKERS = XmlMarkers(
     function_open=CALL,
     # The bare name ends where whitespace or a marker starts; the grammar always continues with one (implied).

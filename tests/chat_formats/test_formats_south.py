@@ -247,3 +247,16 @@ def test_command4_calls_keep_the_ids_the_model_wrote() -> None:
     assert len(message.tool_calls) == 2 and message.tool_calls[0].id == "QZ1X0"
     assert message.tool_calls[1].id and message.tool_calls[1].id != "QZ1X0"
     check_stream(fmt, out, list(out))
+
+
+@pytest.mark.parametrize("tag", ["integer", "int", "number"])
+def test_k2_horizon_type_tags_are_checked_and_a_damaged_one_keeps_its_text(tag: str) -> None:
+    fmt = get_format("k2-horizon", tools=SOUTH_TOOLS)
+    call = "<ifm|tool_calls><ifm|tool_call>add\n<ifm|arg_key>a</ifm|arg_key><ifm|arg_type>{}</ifm|arg_type>"
+    call += "<ifm|arg_value>-2</ifm|arg_value><ifm|arg_key>b</ifm|arg_key><ifm|arg_value>2.5</ifm|arg_value>"
+    call += "</ifm|tool_call></ifm|tool_calls>"
+    message = fmt.parse(call.format(tag))
+    assert [json.loads(c.function.arguments) for c in message.tool_calls] == [{"a": -2, "b": 2.5}]
+    damaged = fmt.parse(call.format(tag + "QZ1X"))
+    assert damaged.content is not None and "QZ1X" in damaged.content and damaged.warnings
+    check_stream(fmt, call.format(tag + "QZ1X"), list(call.format(tag + "QZ1X")))

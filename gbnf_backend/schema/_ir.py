@@ -219,7 +219,7 @@ class Normalizer(AltAlgebra):
             result = self._conditional(sub, result)
         result = self._dependencies(sub, result)
         if "unevaluatedProperties" in s or "unevaluatedItems" in s:
-            result = [self._unevaluated(a, sub) for a in result]
+            result = [b for a in result if (b := self._unevaluated(a, sub)) is not None]
         return result
 
     def _finite(self, sub: Sub) -> list[Alt] | None:
@@ -271,8 +271,9 @@ class Normalizer(AltAlgebra):
             result = self.intersect_lists(result, absent + present, sub)
         return result
 
-    def _unevaluated(self, alt: Alt, sub: Sub) -> Alt:
-        """Apply ``unevaluatedProperties``/``unevaluatedItems`` of ``sub`` to one alternative.
+    def _unevaluated(self, alt: Alt, sub: Sub) -> Alt | None:
+        """Apply ``unevaluatedProperties``/``unevaluatedItems`` of ``sub`` to one alternative (None: no value
+        of it is left).
 
         An alternative merges the subschemas that must all hold for it (siblings, ``allOf``, ``$ref``, one
         ``anyOf``/``oneOf`` branch), so its listed properties, patterns and additionalProperties are what
@@ -281,6 +282,11 @@ class Normalizer(AltAlgebra):
         additionalProperties (or ``items``) evaluates everything: the keyword changes nothing.
         """
         s = sub.schema
+        if isinstance(alt, EnumAlt):
+            # Listed values: jsonschema decides each under the whole schema (a const's items or members are
+            # evaluated by no keyword, so unevaluatedItems/unevaluatedProperties may reject them).
+            kept = tuple(v for v in alt.values if self.valid(sub, v))
+            return EnumAlt(kept) if kept else None
         if isinstance(alt, ObjAlt) and "unevaluatedProperties" in s and not alt.additional:
             uneval = sub.child("unevaluatedProperties")
             return ObjAlt(

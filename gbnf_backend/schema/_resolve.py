@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
+from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from ..errors import SchemaError
 
@@ -94,6 +94,10 @@ def _uses_newer_keywords(root: Any) -> bool:
         elif isinstance(node, list):
             stack.extend(node)
     return False
+
+
+# Characters a URI fragment may hold as they are (RFC 3986 pchar, "/" and "?"), minus "%", which is encoded.
+_POINTER_SAFE = "/?:@!$&'()*+,;=-._~"
 
 
 def declared_draft(root: Any) -> int | None:
@@ -254,8 +258,13 @@ class Registry:
                 # A complement built by the converter: the negation of the subschema at the pointer before it.
                 inner = verdict(Sub(sub.schema["not"], sub.base, sub.ptr[: -len("/$not")]), value)
                 return None if inner is None else not inner
-            ref = sub.ptr if "#" in sub.ptr else f"{DEFAULT_BASE}#{sub.ptr}"
-            wrapper = {"$ref": ref}
+            if not sub.ptr or sub.ptr.startswith("/"):
+                base, fragment = DEFAULT_BASE, sub.ptr  # a pointer into the document (a key may hold "#")
+            else:
+                base, _, fragment = sub.ptr.partition("#")  # a URI: its fragment follows the first "#"
+            # The pointer goes into a URI fragment: percent-encode it (URL parsing drops a raw newline or tab,
+            # so a key "a\n" would resolve to the property "a"); the resolver decodes it again.
+            wrapper = {"$ref": f"{base}#{quote(fragment, safe=_POINTER_SAFE)}"}
             val = cls(wrapper, registry=registry, format_checker=checker)
             try:
                 if not val.is_valid(value):

@@ -89,6 +89,10 @@ def _no_integral_floats(v: Any) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=_schemas, values=st.lists(_values, min_size=1, max_size=8))
+@example(  # a key URL parsing would cut ("a\n" read as "a"): the reordering must still find its subschema
+    schema={"type": "object", "properties": {"a\n": {"anyOf": [{}]}}, "required": []},
+    values=[{"a": None, "a\n": None}],
+)
 def test_grammar_agrees_with_jsonschema(schema: dict[str, Any], values: list[Any]) -> None:
     try:
         result = convert_json_schema(schema)
@@ -270,6 +274,13 @@ def check_never_wider(schema: Any, values: list[Any]) -> tuple[bool, int]:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(schema=_wide_schemas, values=st.lists(_wide_values, min_size=1, max_size=8))
+@example(  # a const's items are evaluated by no keyword: unevaluatedItems rejects them
+    schema={
+        "allOf": [{"allOf": [{"const": [False, "a@b.org", False]}], "unevaluatedProperties": False}],
+        "unevaluatedItems": False,
+    },
+    values=[[False, "a@b.org", False]],
+)
 def test_grammar_never_wider_than_jsonschema(schema: Any, values: list[Any]) -> None:
     check_never_wider(schema, values)
 

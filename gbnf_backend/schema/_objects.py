@@ -406,11 +406,13 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     for key in known:
         node = 0
         for ch in key:
-            if ch not in children[node]:
-                children[node][ch] = len(children)
+            branches = children[node]
+            nxt = branches.get(ch)
+            if nxt is None:
+                nxt = branches[ch] = len(children)
                 children.append({})
                 terminal.append(False)
-            node = children[node][ch]
+            node = nxt
         terminal[node] = True
 
     # What may follow each node, children before parents (a child is created after its parent): a reference,
@@ -419,8 +421,26 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     follow: list[str] = [""] * len(children)
     memo_nodes = em.key_nodes
     endings = em.key_endings
+    shared = em.shared_rule
+    base = f"{em.name}--key"
     for i in range(len(children) - 1, -1, -1):
-        kids = sorted(children[i].items())
+        node_kids = children[i]
+        if len(node_kids) == 1:
+            # Most nodes (the tail of one name) have one child: the same rule as the general path, fewer steps.
+            ((ch, j),) = node_kids.items()
+            signature: tuple[bool, tuple[tuple[str, str], ...]] = (terminal[i], ((ch, follow[j]),))
+            known_follow = memo_nodes.get(signature)
+            if known_follow is None and ch in _PLAIN_CHARS:
+                kid_set: Charset = ((ord(ch), ord(ch)),)
+                ending = endings.get((terminal[i], kid_set))
+                if ending is None:
+                    ending = _deviation(em, kid_set) if terminal[i] else _end_or_deviation(em, kid_set)
+                    endings[(terminal[i], kid_set)] = ending
+                known_follow = memo_nodes[signature] = shared(base, f'"{ch}" {follow[j]} | {ending}')
+            if known_follow is not None:
+                follow[i] = known_follow
+                continue
+        kids = sorted(node_kids.items())
         # A node is its end flag and its children's follow-ups: nodes equal so are found before any text is built.
         signature = (terminal[i], tuple((ch, follow[j]) for ch, j in kids))
         known_follow = memo_nodes.get(signature)
@@ -448,7 +468,7 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
             if rule is not None:
                 alts.append(f'{rule} {char}* "\\""')
         body = " | ".join(alts)
-        follow[i] = body if " " not in body else em.shared_rule(f"{em.name}--key", body)
+        follow[i] = body if " " not in body else shared(base, body)
         memo_nodes[signature] = follow[i]
     memo[memo_key] = f'"\\"" {follow[0]}'
     return memo[memo_key]

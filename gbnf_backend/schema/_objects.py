@@ -48,6 +48,8 @@ MAX_OBJECT_RULES = 20000
 _PLAIN_LO, _PLAIN_HI = 0x20, 0x7E
 _PLAIN: Charset = subtract(charset([(_PLAIN_LO, _PLAIN_HI)]), charset([(0x22, 0x22), (0x5C, 0x5C)]))
 _PLAIN_CHARS = frozenset(chr(cp) for lo, hi in _PLAIN for cp in range(lo, hi + 1))
+#: Nodes of a key trie spelled by one rule when each has one child (see _key_not_in).
+_CHAIN_DEPTH = 3
 
 
 def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
@@ -423,23 +425,38 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     endings = em.key_endings
     shared = em.shared_rule
     base = f"{em.name}--key"
+    # A node with one plain child (the tail of one name) is not a rule of its own: up to _CHAIN_DEPTH such
+    # nodes are spelled as one rule, ``"abc" rest | "ab" not-c | "a" not-b | not-a``, the same language as a
+    # rule per node with a third of the rules (a long name costs a rule per character otherwise). ``chain[i]``
+    # holds such a node's alternatives (literal prefix, what follows) until its parent inlines it or needs its
+    # name. Chunks are cut from the end of the name, so equal tails in several objects are equal rules.
+    chain: dict[int, tuple[list[tuple[str, str]], int]] = {}
+
+    def name_of(j: int) -> str:
+        pending = chain.pop(j, None)
+        if pending is not None:
+            follow[j] = shared(base, " | ".join(f'"{p}" {t}' if p else t for p, t in pending[0]))
+        return follow[j]
+
     for i in range(len(children) - 1, -1, -1):
         node_kids = children[i]
         if len(node_kids) == 1:
-            # Most nodes (the tail of one name) have one child: the same rule as the general path, fewer steps.
             ((ch, j),) = node_kids.items()
-            signature: tuple[bool, tuple[tuple[str, str], ...]] = (terminal[i], ((ch, follow[j]),))
-            known_follow = memo_nodes.get(signature)
-            if known_follow is None and ch in _PLAIN_CHARS:
+            if ch in _PLAIN_CHARS:
                 kid_set: Charset = ((ord(ch), ord(ch)),)
                 ending = endings.get((terminal[i], kid_set))
                 if ending is None:
                     ending = _deviation(em, kid_set) if terminal[i] else _end_or_deviation(em, kid_set)
                     endings[(terminal[i], kid_set)] = ending
-                known_follow = memo_nodes[signature] = shared(base, f'"{ch}" {follow[j]} | {ending}')
-            if known_follow is not None:
-                follow[i] = known_follow
+                below = chain.get(j)
+                if below is not None and below[1] < _CHAIN_DEPTH:
+                    del chain[j]
+                    chain[i] = ([(ch + p, t) for p, t in below[0]] + [("", ending)], below[1] + 1)
+                else:
+                    chain[i] = ([(ch, name_of(j)), ("", ending)], 1)
                 continue
+        for j in node_kids.values():
+            name_of(j)
         kids = sorted(node_kids.items())
         # A node is its end flag and its children's follow-ups: nodes equal so are found before any text is built.
         signature = (terminal[i], tuple((ch, follow[j]) for ch, j in kids))
@@ -470,7 +487,7 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
         body = " | ".join(alts)
         follow[i] = body if " " not in body else shared(base, body)
         memo_nodes[signature] = follow[i]
-    memo[memo_key] = f'"\\"" {follow[0]}'
+    memo[memo_key] = f'"\\"" {name_of(0)}'
     return memo[memo_key]
 
 

@@ -112,10 +112,16 @@ class KeyDfa:
         """Per state, ``(target, characters leading there)`` in order of first appearance (computed once)."""
         out = []
         for row in self.transitions:
-            grouped: dict[int, list[tuple[int, int]]] = {}
+            grouped: dict[int, list[Charset]] = {}
             for cs, t in row:
-                grouped.setdefault(t, []).extend(cs)
-            out.append(tuple((t, charset(ranges)) for t, ranges in grouped.items()))
+                grouped.setdefault(t, []).append(cs)
+            # (one charset is normalised already; several are merged)
+            out.append(
+                tuple(
+                    (t, sets[0] if len(sets) == 1 else charset(r for cs in sets for r in cs))
+                    for t, sets in grouped.items()
+                )
+            )
         return tuple(out)
 
 
@@ -199,9 +205,15 @@ def _determinize(nfa: _Nfa) -> KeyDfa:
             for lo, hi in cs:
                 for interval in range(bisect_left(bounds, lo), bisect_left(bounds, hi + 1)):
                     reached[interval].add(t)
+        # Intervals come in increasing order: each target's list is sorted, and adjacent ones are merged here,
+        # so it is already a normalised charset.
         by_target: dict[frozenset[int], list[tuple[int, int]]] = {}
         for hit, (lo, nxt_lo) in zip(reached, pairwise(bounds), strict=True):
-            by_target.setdefault(frozenset(hit), []).append((lo, nxt_lo - 1))
+            ranges = by_target.setdefault(frozenset(hit), [])
+            if ranges and ranges[-1][1] == lo - 1:
+                ranges[-1] = (ranges[-1][0], nxt_lo - 1)
+            else:
+                ranges.append((lo, nxt_lo - 1))
         row = []
         for targets, ranges in by_target.items():
             closed = _closure(nfa, targets)
@@ -210,7 +222,7 @@ def _determinize(nfa: _Nfa) -> KeyDfa:
                     raise KeyDfaTooLarge
                 index[closed] = len(order)
                 order.append(closed)
-            row.append((charset(ranges), index[closed]))
+            row.append((tuple(ranges), index[closed]))
         transitions.append(tuple(row))
     accepts = tuple(frozenset(nfa.final[s] for s in states if s in nfa.final) for states in order)
     return KeyDfa(tuple(transitions), accepts)

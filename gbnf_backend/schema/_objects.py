@@ -48,6 +48,8 @@ MAX_OBJECT_RULES = 20000
 _PLAIN_LO, _PLAIN_HI = 0x20, 0x7E
 _PLAIN: Charset = subtract(charset([(_PLAIN_LO, _PLAIN_HI)]), charset([(0x22, 0x22), (0x5C, 0x5C)]))
 _PLAIN_CHARS = frozenset(chr(cp) for lo, hi in _PLAIN for cp in range(lo, hi + 1))
+#: Nodes of a key trie spelled by one rule when each has one child (see _key_not_in).
+_CHAIN_DEPTH = 3
 
 
 def array_expr(em: Emitter, alt: ArrAlt, owner: str, anchor: Sub) -> str | None:
@@ -406,11 +408,13 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     for key in known:
         node = 0
         for ch in key:
-            if ch not in children[node]:
-                children[node][ch] = len(children)
+            branches = children[node]
+            nxt = branches.get(ch)
+            if nxt is None:
+                nxt = branches[ch] = len(children)
                 children.append({})
                 terminal.append(False)
-            node = children[node][ch]
+            node = nxt
         terminal[node] = True
 
     # What may follow each node, children before parents (a child is created after its parent): a reference,
@@ -419,8 +423,41 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
     follow: list[str] = [""] * len(children)
     memo_nodes = em.key_nodes
     endings = em.key_endings
+    shared = em.shared_rule
+    base = f"{em.name}--key"
+    # A node with one plain child (the tail of one name) is not a rule of its own: up to _CHAIN_DEPTH such
+    # nodes are spelled as one rule, ``"abc" rest | "ab" not-c | "a" not-b | not-a``, the same language as a
+    # rule per node with a third of the rules (a long name costs a rule per character otherwise). ``chain[i]``
+    # holds such a node's alternatives (literal prefix, what follows) until its parent inlines it or needs its
+    # name. Chunks are cut from the end of the name, so equal tails in several objects are equal rules.
+    chain: dict[int, tuple[list[tuple[str, str]], int]] = {}
+
+    def name_of(j: int) -> str:
+        pending = chain.pop(j, None)
+        if pending is not None:
+            follow[j] = shared(base, " | ".join(f'"{p}" {t}' if p else t for p, t in pending[0]))
+        return follow[j]
+
     for i in range(len(children) - 1, -1, -1):
-        kids = sorted(children[i].items())
+        node_kids = children[i]
+        if len(node_kids) == 1:
+            ((ch, j),) = node_kids.items()
+            if ch in _PLAIN_CHARS:
+                kid_set: Charset = ((ord(ch), ord(ch)),)
+                ending = endings.get((terminal[i], kid_set))
+                if ending is None:
+                    ending = _deviation(em, kid_set) if terminal[i] else _end_or_deviation(em, kid_set)
+                    endings[(terminal[i], kid_set)] = ending
+                below = chain.get(j)
+                if below is not None and below[1] < _CHAIN_DEPTH:
+                    del chain[j]
+                    chain[i] = ([(ch + p, t) for p, t in below[0]] + [("", ending)], below[1] + 1)
+                else:
+                    chain[i] = ([(ch, name_of(j)), ("", ending)], 1)
+                continue
+        for j in node_kids.values():
+            name_of(j)
+        kids = sorted(node_kids.items())
         # A node is its end flag and its children's follow-ups: nodes equal so are found before any text is built.
         signature = (terminal[i], tuple((ch, follow[j]) for ch, j in kids))
         known_follow = memo_nodes.get(signature)
@@ -448,9 +485,9 @@ def _key_not_in(em: Emitter, owner: str, known: list[str]) -> str:
             if rule is not None:
                 alts.append(f'{rule} {char}* "\\""')
         body = " | ".join(alts)
-        follow[i] = body if " " not in body else em.shared_rule(f"{em.name}--key", body)
+        follow[i] = body if " " not in body else shared(base, body)
         memo_nodes[signature] = follow[i]
-    memo[memo_key] = f'"\\"" {follow[0]}'
+    memo[memo_key] = f'"\\"" {name_of(0)}'
     return memo[memo_key]
 
 

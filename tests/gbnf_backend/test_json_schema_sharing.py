@@ -87,6 +87,31 @@ def test_key_tries_of_objects_sharing_property_names_share_their_nodes() -> None
     assert grammar.matches('{"o2": {"gamma": 1, "gammaa": 2}}')
 
 
+def test_a_long_property_name_is_excluded_from_additional_keys_by_a_few_chained_rules() -> None:
+    name = "supportsConditionalBreakpoints"  # 30 characters, no other name shares its tail
+    schema = {
+        "type": "object",
+        "properties": {name: {"type": "boolean"}, "b": {}},
+        "additionalProperties": {"type": "integer"},
+    }
+    rules = convert_json_schema(schema).rules
+    trie = [body for rule, body in rules.items() if rule.startswith("root--key")]
+    # Three one-child nodes per rule (not one rule per character), each deviation still offered.
+    assert len(trie) <= len(name) // 3 + 2
+    assert all(body.count("|") <= 4 for body in trie)
+    grammar = _grammar(schema)
+    assert not grammar.matches(f'{{"{name}": true, "{name}": 1}}')  # the listed name again, as an additional key
+    assert grammar.matches(json.dumps({name: True}))
+    for cut in range(len(name) + 1):
+        # Every prefix, every one-character change and every extension is another key: an additional member.
+        others = {name[:cut], name[:cut] + "x" + name[cut + 1 :], name[:cut] + "\u00e9" + name[cut:], name + "s"}
+        for other in others - {name, "b"}:
+            text = f'{{"{name}": true, "{other}": 1}}'
+            assert grammar.matches(text), text
+            value = json.loads(text)
+            assert jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
 def test_lenient_mode_keeps_a_warning_for_each_place_even_when_the_alternatives_are_equal() -> None:
     halves = {"type": "number", "multipleOf": 0.5}
     schema = {"type": "object", "properties": {"a": halves, "b": dict(halves)}}

@@ -245,7 +245,9 @@ class Registry:
             6: jsonschema.Draft6Validator,
             7: jsonschema.Draft7Validator,
         }.get(draft or 0, jsonschema.Draft202012Validator)
-        checker = cls.FORMAT_CHECKER
+        # Formats as 2020-12 asserts them, whatever the draft: a format an old draft does not know ("uuid",
+        # "duration") would otherwise pass anything, wider than the grammar's 2020-12 reading.
+        checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
         # Only documents that use keywords the declared draft lacks need 2020-12's second opinion (2020-12's
         # reading of an old draft's keywords, e.g. a boolean exclusiveMaximum, would be wrong).
         newer_keywords = cls is not jsonschema.Draft202012Validator and _uses_newer_keywords(root)

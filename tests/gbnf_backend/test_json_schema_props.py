@@ -8,6 +8,7 @@ order with ``json.dumps``; integral floats are avoided (spelling narrowing), so 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -73,6 +74,34 @@ _schemas = st.recursive(
 )
 
 
+def _ecma_end(pattern: str) -> str:
+    """``pattern`` with each ``$`` anchor (outside classes and escapes) spelled ``\\Z``: in ECMA-262, which JSON
+    Schema patterns follow, ``$`` matches only at the end, while Python's also matches before a final newline."""
+    out, escaped, in_class = [], False, False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "$" and not in_class:
+            ch = "\\Z"
+        out.append(ch)
+    return "".join(out)
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    if validator.is_type(instance, "string") and re.search(_ecma_end(pattern), instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# The oracle: Draft 2020-12 with ECMA-262's "$" in "pattern" (jsonschema searches with Python's re).
+_Oracle = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+
+
 def _instances(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     return _values
 
@@ -89,6 +118,7 @@ def _no_integral_floats(v: Any) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=_schemas, values=st.lists(_values, min_size=1, max_size=8))
+@example(schema={"type": "string", "pattern": "b$"}, values=["b\n", "b", "ab"])  # ECMA "$": the very end
 @example(  # a key URL parsing would cut ("a\n" read as "a"): the reordering must still find its subschema
     schema={"type": "object", "properties": {"a\n": {"anyOf": [{}]}}, "required": []},
     values=[{"a": None, "a\n": None}],
@@ -99,7 +129,7 @@ def test_grammar_agrees_with_jsonschema(schema: dict[str, Any], values: list[Any
     except SchemaError:
         return  # refused: nothing is claimed
     grammar = Grammar.from_gbnf(result.to_gbnf())
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Oracle(schema)
     for value in values:
         if not _no_integral_floats(value):
             continue

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from ..errors import SchemaError
+from ._ecma import ecma_validator
 
 __all__ = ["DEFAULT_BASE", "Registry", "Resolver", "Sub", "declared_draft"]
 
@@ -245,12 +246,13 @@ class Registry:
             6: jsonschema.Draft6Validator,
             7: jsonschema.Draft7Validator,
         }.get(draft or 0, jsonschema.Draft202012Validator)
+        cls = ecma_validator(cls)
         # Formats as 2020-12 asserts them, whatever the draft: a format an old draft does not know ("uuid",
         # "duration") would otherwise pass anything, wider than the grammar's 2020-12 reading.
         checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
         # Only documents that use keywords the declared draft lacks need 2020-12's second opinion (2020-12's
         # reading of an old draft's keywords, e.g. a boolean exclusiveMaximum, would be wrong).
-        newer_keywords = cls is not jsonschema.Draft202012Validator and _uses_newer_keywords(root)
+        newer_keywords = draft not in (None, 2019, 2020) and _uses_newer_keywords(root)
 
         def verdict(sub: Sub, value: Any) -> bool | None:
             """jsonschema's verdict, or None when the subschema cannot be evaluated (unresolvable)."""
@@ -284,7 +286,7 @@ class Registry:
             passing (the declared draft's verdict decides)."""
             try:
                 return bool(
-                    jsonschema.Draft202012Validator(
+                    ecma_validator(jsonschema.Draft202012Validator)(
                         wrapper, registry=registry, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
                     ).is_valid(value)
                 )
@@ -327,7 +329,7 @@ class Registry:
             jsonschema.Draft202012Validator.check_schema(schema)
         except jsonschema.exceptions.SchemaError:
             return lambda value: False
-        validator = jsonschema.Draft202012Validator(
+        validator = ecma_validator(jsonschema.Draft202012Validator)(
             schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
         )
 
@@ -346,7 +348,7 @@ class Registry:
 
         checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
         try:
-            return bool(jsonschema.Draft202012Validator(schema, format_checker=checker).is_valid(value))
+            return bool(ecma_validator(jsonschema.Draft202012Validator)(schema, format_checker=checker).is_valid(value))
         except jsonschema.exceptions.SchemaError:
             return False
         except Exception as exc:  # a bad regex or the like, found only by evaluating

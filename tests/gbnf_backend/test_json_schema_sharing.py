@@ -139,3 +139,10 @@ def test_negated_conjunctions_that_start_alike_are_kept_apart() -> None:
     for a in ("", "x", "xy", "xyz", "wxyz", "vwxyz", 3):
         for key in ("p", "q"):
             _agrees(schema, grammar, {key: {"a": a}})
+
+
+def test_listed_values_meet_a_pattern_with_ecma_end_anchors() -> None:
+    """jsonschema searches patterns with Python's re, whose "$" also matches before a final newline; the values an
+    enum keeps follow ECMA-262 as the grammar's own pattern does."""
+    grammar = Grammar.from_gbnf(convert_json_schema({"enum": ["b\n", "b", "c", "x$"], "pattern": "[$]|b$"}).to_gbnf())
+    assert [grammar.matches(json.dumps(v)) for v in ["b\n", "b", "c", "x$"]] == [False, True, False, True]

@@ -324,13 +324,18 @@ class GrammarMatcher:
         return True
 
     def is_token_allowed(self, token_id: int) -> bool:
-        """Return whether ``token_id`` would be accepted, without changing the state (cheap: one token walk)."""
+        """Return whether ``token_id`` would be accepted, without changing the state (cheap: one token walk).
+
+        A walk that hits the stack cap answers False and puts the matcher in its sticky error state (as
+        ``accept_token`` would): False never silently stands for "gave up".
+        """
         if self.error is not None or self._state.terminated or not self._valid_id(token_id):
             return False
         with self._lock:
             try:
                 return self._trial(self._state, token_id)[0]
-            except PegchatError:
+            except PegchatError as error:
+                self.error = f"token {token_id}: {error}"
                 return False
 
     def accept_string(self, text: str) -> bool:

@@ -43,6 +43,24 @@ def test_nested_nullable_repetitions_fail_into_the_error_state_instead_of_runnin
     assert not matcher.accept_token(b) and not matcher.is_token_allowed(b)
 
 
+@pytest.mark.parametrize("engine", ["core", "python"])
+def test_a_query_that_hits_the_cap_answers_false_only_in_the_error_state(engine: str) -> None:
+    # Found by the matcher campaign: the core's first is_token_allowed("aaaa") after "b" ran out of closure
+    # budget and answered False with no error, though the token is allowed (a retry, its closures cached, says so).
+    text = (
+        'root ::= r0\nr0 ::= (r1){1,} | ("\U0001f600"){0,3}\n'
+        'r1 ::= (.){2} | ("ab")? ([a-c]) (r0){1,} ([ -~]){0,40} | ([\\x2D-\\x2F]){0,3}\n'
+    )
+    vocab = small_vocab()
+    aaaa = len(vocab.token_bytes)
+    vocab = Vocabulary.from_tokens([*vocab.token_bytes, b"aaaa"], eos_token_ids=[EOS], special_token_ids=[0, 1, 3])
+    matcher = native_matcher(Grammar.from_gbnf(text), vocab) if engine == "core" else OracleMatcher(text, vocab)
+    assert matcher.accept_string("b")
+    allowed = matcher.is_token_allowed(aaaa)
+    assert allowed or (matcher.is_error() and "ambiguous" in str(matcher.error))
+    assert matcher.accept_token(aaaa) == allowed  # the sticky error refuses what the query gave up on
+
+
 def test_a_left_nested_chain_of_rules_costs_memory_linear_in_the_chain() -> None:
     n = 5000
     text = "root ::= r0\n" + "\n".join(f'r{i} ::= r{i + 1} "x"' for i in range(n)) + f'\nr{n} ::= "x"\n'

@@ -89,14 +89,18 @@ class Matcher {
         return state_.partial == NO_PARTIAL && engine_->npda().can_end(state_.npda);
     }
 
+    // A step that hits the ambiguity cap enters the sticky error state, as accept_token does: "False" must never
+    // stand for "gave up" (the budget counts work not cached yet, so a retry could answer otherwise).
     bool is_token_allowed(int64_t token_id) {
         if (has_error_ || state_.terminated) return false;
         try {
             MatchState next;
             return trial(state_, token_id, next);
-        } catch (const LimitError&) {
+        } catch (const LimitError& e) {
+            set_error("token " + std::to_string(token_id) + ": " + e.what());
             return false;
-        } catch (const TriggerError&) {
+        } catch (const TriggerError& e) {
+            set_error("token " + std::to_string(token_id) + ": " + e.what());
             return false;
         }
     }

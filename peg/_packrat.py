@@ -47,7 +47,7 @@ from ._compile import (
     Program,
 )
 from ._json import scan_json
-from .ast import AstNode
+from .ast import AstNode, Source
 
 __all__ = [
     "CALL_MODE",
@@ -140,7 +140,7 @@ class Machine:
 
     def __init__(self, program: Program, tracer: Tracer | None = None) -> None:
         self.program = program
-        self.text = ""
+        self.source = Source()  # the text, shared with the nodes (a stream grows it in place)
         self.bad = NO_BAD_OFFSET  # offset of the first undecodable character (a lone surrogate), if any
         self.memo: dict[int, Result] = {}
         self.tracer = tracer
@@ -149,6 +149,24 @@ class Machine:
         self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
         self.plan: Plan = ((), ())
         self.flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]] = {}
+
+    @property
+    def text(self) -> str:
+        """Everything fed so far."""
+        return self.source.text
+
+    @text.setter
+    def text(self, text: str) -> None:
+        self.source.text = text
+
+    def append(self, more: str) -> None:
+        """Append ``more`` to the text. Amortised O(len(more)): the source holds the only reference to the text
+        (nodes hold the source), so CPython's in-place concatenation grows it without copying it."""
+        source = self.source
+        text = source.text
+        source.text = ""
+        text += more
+        source.text = text
 
     def run(self, partial: bool) -> tuple[Result, int, frozenset[str]]:
         """Run from the saved resume point over ``self.text``; return (result, furthest fail, expected).
@@ -160,7 +178,9 @@ class Machine:
         if saved is None:
             assert self.final is not None
             return self.final
-        text, n = self.text, len(self.text)
+        source = self.source
+        text = source.text
+        n = len(text)
         op = saved.op
         if partial and saved.mode == _CALL and op.kind in _SCANNERS and saved.stack is not None and self.tracer is None:
             # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
@@ -175,7 +195,7 @@ class Machine:
                 again, got = st == MORE, (st, e, None)
             if again:
                 self.snapshot = saved._replace(resume=where)
-                return _unwind_more(self, saved.stack, got, text), saved.fail_pos, saved.fail_expected
+                return _unwind_more(self, saved.stack, got), saved.fail_pos, saved.fail_expected
         bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
@@ -280,7 +300,7 @@ class Machine:
                 break
             if r[0] == MORE and tracer is None:
                 # "Need more input" propagates unchanged to the root: unwind in one tight loop.
-                r = _unwind_more(self, stack, r, text)
+                r = _unwind_more(self, stack, r)
                 flat = True
                 break
             fop, start, cur, i, acc, t0, parent = stack
@@ -358,7 +378,7 @@ class Machine:
                 if r[0] == FAIL:
                     res = r
                 else:
-                    node = AstNode(fop.tag, fop.name, start, r[1], r[0] == MORE, flatten(r[2]), text)
+                    node = AstNode(fop.tag, fop.name, start, r[1], r[0] == MORE, flatten(r[2]), source)
                     res = (r[0], r[1], node)
             elif k == K_ATOMIC:
                 res = (MORE, r[1], None) if r[0] == MORE else r
@@ -391,7 +411,7 @@ class Machine:
         self.snapshot = snap
         if r[0] == FAIL:
             # The nodes of the path that got furthest, closed as if the input ended where it failed.
-            nodes = _fail_nodes(fstack, fpos, text) if fstack is not None and fpos >= r[1] else ()
+            nodes = _fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= r[1] else ()
             r = (FAIL, r[1], nodes)
         elif not flat:  # _unwind_more returns the nodes already flattened
             r = (r[0], r[1], _flatten_cached(self.flat_cache, r[2]))
@@ -476,14 +496,14 @@ def _more_plan(stack: Any, cache: dict[int, tuple[Rope, tuple[AstNode, ...]]]) -
     return tuple(steps), pending
 
 
-def _fail_nodes(stack: Any, fpos: int, text: str) -> tuple[AstNode, ...]:
+def _fail_nodes(stack: Any, fpos: int, source: Source) -> tuple[AstNode, ...]:
     """The nodes of a failed parse: ``stack`` (the live path when the furthest failure happened) unwound as
     "need more input" at ``fpos``, i.e. what a partial parse of ``text[:fpos]`` gives along that path."""
     steps, top = _more_plan(stack, {})
     end, inner = fpos, cast(tuple[AstNode, ...], ())
     for kind, fop, start, prefix in steps:
         if kind == _NODE:
-            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner, text),)
+            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner, source),)
         elif kind == _DROP:
             inner = ()
         else:
@@ -491,7 +511,7 @@ def _fail_nodes(stack: Any, fpos: int, text: str) -> tuple[AstNode, ...]:
     return top + inner
 
 
-def _unwind_more(machine: Machine, stack: Any, r: Result, text: str) -> tuple[int, int, tuple[AstNode, ...]]:
+def _unwind_more(machine: Machine, stack: Any, r: Result) -> tuple[int, int, tuple[AstNode, ...]]:
     """The root result (nodes flattened) when ``r`` (NEED_MORE_INPUT) is delivered to ``stack``: what the
     general loop would compute, without its dispatch. The plan is cached per stack, so consecutive feeds
     inside one scanning leaf cost O(number of tags and rules on the live path)."""
@@ -500,11 +520,11 @@ def _unwind_more(machine: Machine, stack: Any, r: Result, text: str) -> tuple[in
     else:
         steps, top = machine.plan = _more_plan(stack, machine.flat_cache)
         machine.plan_stack = stack
-    end = r[1]
+    end, source = r[1], machine.source
     inner: tuple[AstNode, ...] = () if r[2] is None else _flatten_cached(machine.flat_cache, r[2])
     for kind, fop, start, prefix in steps:
         if kind == _NODE:
-            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, text),)
+            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, source),)
         elif kind == _DROP:
             inner = ()
         else:

@@ -127,7 +127,7 @@ class Stream:
 
     def _flush(self) -> None:
         """Append the text taken by :meth:`extend` to the machine's (it holds no undecodable character)."""
-        self._machine.text += "".join(self._pending)
+        self._machine.append("".join(self._pending))
         self._pending.clear()
 
     def _append(self, more: str | bytes, *, final: bool) -> None:
@@ -145,7 +145,7 @@ class Stream:
                 bad = first_invalid(more)
                 if bad < NO_BAD_OFFSET:
                     m.bad = len(m.text) + bad
-            m.text += more
+            m.append(more)
 
     def feed(self, more: str | bytes) -> ParseResult:
         """Append ``more`` and return the partial result. Cost ~ len(more) + depth of the live path."""
@@ -164,7 +164,7 @@ class Stream:
                 bad = _SURROGATE.search(more)
                 if bad is not None:
                     m.bad = len(m.text) + bad.start()
-            m.text += more
+            m.append(more)
         else:
             self._append(more, final=False)
         raw = m.run(True)

@@ -95,6 +95,16 @@ class Growth:
         self.held = text[cut:]
         return text[:cut]
 
+    def scan_state(self) -> JsonResume | None:
+        """For a JSON value: the scanner's resume state after the text taken so far (absolute offsets), which
+        is the state the machine reaches by scanning that text from its own resume state (so the machine
+        need not scan it again); None for other leaves. O(1)."""
+        scan = self._json
+        if scan is None:
+            return None
+        resume = scan.resume
+        return (resume[0], resume[1] + scan.base, *resume[2:])
+
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
         leave the text scanner: the start of the text it holds back; else -1."""
@@ -151,7 +161,7 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)
         base = min(resume[1], end)
-        growth._json = _JsonScan(op.jkind, text[base:], (resume[0], resume[1] - base, *resume[2:]), end - base)
+        growth._json = _JsonScan(op.jkind, text[base:], base, (resume[0], resume[1] - base, *resume[2:]), end - base)
         return growth
     return None
 
@@ -159,15 +169,16 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
 class _JsonScan:
     """A JSON scan continued over the text after the live path's end, as the machine would continue it.
 
-    ``text``: the text from an offset ``base`` (never stored) on; ``resume``: the scanner's resume state with
-    positions relative to ``base``; ``shown``: where the live path ends, relative to ``base``. After each
-    take the text is cut down to what the scan may still look at, so it stays short."""
+    ``text``: the text from the offset ``base`` on; ``resume``: the scanner's resume state with positions
+    relative to ``base``; ``shown``: where the live path ends, relative to ``base``. After each take the text
+    is cut down to what the scan may still look at, so it stays short."""
 
-    __slots__ = ("kind", "resume", "shown", "text")
+    __slots__ = ("base", "kind", "resume", "shown", "text")
 
-    def __init__(self, kind: str, text: str, resume: JsonResume, shown: int) -> None:
+    def __init__(self, kind: str, text: str, base: int, resume: JsonResume, shown: int) -> None:
         self.kind = kind
         self.text = text
+        self.base = base
         self.resume = resume
         self.shown = shown
 
@@ -177,14 +188,15 @@ class _JsonScan:
         the scanner each."""
         resume = self.resume
         if not self.text and resume[0] == STRING_MODE and STRING_BODY.fullmatch(more) is not None:
-            return more  # the common case: still inside a string, nothing held (the state does not change)
+            self.base += len(more)  # the common case: inside a string, nothing held (the state moves along)
+            return more
         text = self.text + more
         status, end, where, _ = scan_json(self.kind, text, 0, resume, True)
         if status != MORE or where is None or end < self.shown:
             return None
         grown = text[self.shown : end]
         cut = min(where[1], end)  # the scan looks at nothing before its resume position
-        self.text, self.shown = text[cut:], end - cut
+        self.text, self.shown, self.base = text[cut:], end - cut, self.base + cut
         self.resume = (where[0], where[1] - cut, *where[2:])
         return grown
 

@@ -127,8 +127,20 @@ class Stream:
 
     def _flush(self) -> None:
         """Append the text taken by :meth:`extend` to the machine's (it holds no undecodable character)."""
+        self._hand_over()
         self._machine.append("".join(self._pending))
         self._pending.clear()
+
+    def _hand_over(self) -> None:
+        """Before the text taken by :meth:`extend` is appended: a JSON scan continued over it hands its state to
+        the machine's resume point (the machine would reach that very state scanning the text again, so it
+        starts there instead: a long run of nested brackets is scanned once, not twice). O(1)."""
+        g = self._growth
+        snap = self._machine.snapshot
+        if isinstance(g, Growth) and snap is not None:
+            state = g.scan_state()
+            if state is not None:
+                self._machine.snapshot = snap._replace(resume=state)
 
     def _append(self, more: str | bytes, *, final: bool) -> None:
         if self._finished:
@@ -152,6 +164,7 @@ class Stream:
         m = self._machine
         if self._pending:
             if type(more) is str:  # one copy of the text instead of two
+                self._hand_over()
                 self._pending.append(more)
                 more = "".join(self._pending)
                 self._pending.clear()

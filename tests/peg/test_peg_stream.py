@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import peg
-from peg import Status, chars, end, json, literal, optional, tag, until, until_one_of, zero_or_more
+from peg import Status, chars, end, json, literal, optional, sequence, tag, until, until_one_of, zero_or_more
 from peg.errors import PegchatError, StreamClosedError
 
 from .peg_support import json_call_format, xml_call_format
@@ -233,3 +233,23 @@ def test_extend_inside_a_cut_literal() -> None:
     assert s.extend("x") is None  # no longer the literal
     assert s.feed(">x").nodes[-1].text == "x"
     assert s.finish() == parser.parse("ab<|start|>x")
+
+
+def test_extend_inside_nested_json_then_feed_gives_the_one_shot_parse() -> None:
+    """Text taken by ``extend`` inside a JSON value is scanned once (the scan hands its state to the machine);
+    the next feed then parses exactly what a one-shot parse of all the text gives, at every depth."""
+    parser = sequence(tag("v", json()), end())
+    text = "[" * 300 + '{"k": "' + "text " * 20 + 'a\\u00e9"}' + "]" * 300
+    s = parser.stream()
+    s.feed(text[:3])
+    taken = 0
+    for i in range(3, len(text), 4):
+        more = text[i : i + 4]
+        if s.extend(more) is not None:
+            taken += 1
+            if taken % 50 == 0:
+                assert s.result == parser.parse(text[: i + 4], partial=True)
+        else:
+            assert s.feed(more) == parser.parse(text[: i + 4], partial=True)
+    assert taken > 100
+    assert s.finish() == parser.parse(text)

@@ -29,7 +29,7 @@ import re
 from typing import Any
 
 from ._compile import K_JSON, K_LIT, K_UNTIL
-from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_json
+from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
 from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
@@ -190,6 +190,12 @@ class _JsonScan:
         if not self.text and resume[0] == STRING_MODE and STRING_BODY.fullmatch(more) is not None:
             self.base += len(more)  # the common case: inside a string, nothing held (the state moves along)
             return more
+        if not self.text and more and more[0] in "[]":
+            after = scan_brackets(resume, more)  # deep nesting: a run of brackets, nothing held
+            if after is not None:
+                self.base += len(more)
+                self.resume = (after[0], 0, *after[2:])
+                return more
         text = self.text + more
         status, end, where, _ = scan_json(self.kind, text, 0, resume, True)
         if status != MORE or where is None or end < self.shown:

@@ -74,6 +74,7 @@ def test_fast_lane_one_character_at_a_time(name: str, text: str, options: dict[s
 
 
 LONG = "The quick brown fox jumps over the lazy dog, then writes a line of text.\n" * 40
+NESTED = "[" * 400 + '["x", {"k": [1, 2]}], ' * 3 + "[]" + "]" * 400  # deep nesting: runs of brackets
 CODE = 'def f(x):\n    return "a\\b" + x  # tab\there\n' * 60
 LONG_CASES = [
     ("hermes", [], LONG),
@@ -96,6 +97,19 @@ LONG_CASES = [
         f"<tool_call>write_file\n<arg_key>content</arg_key>\n<arg_value>{CODE}</arg_value>\n</tool_call>",
     ),
     ("gpt-oss", [], f"<|channel|>analysis<|message|>{LONG}<|end|><|start|>assistant<|channel|>final<|message|>{LONG}"),
+    (
+        "hermes",
+        WRITE_TOOLS,
+        '<tool_call>\n{"name": "write_file", "arguments": {"path": ' + NESTED + "}}\n</tool_call>",
+    ),
+    (
+        "kimi-k2",
+        WRITE_TOOLS,
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>"
+        + '{"path": '
+        + NESTED
+        + "}<|tool_call_end|><|tool_calls_section_end|>",
+    ),
 ]
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._compile import K_JSON, K_LIT, K_UNTIL
+from ._compile import K_CHARS, K_JSON, K_LIT, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
 from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
@@ -45,7 +45,18 @@ class Growth:
     ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal
     (a marker being written)."""
 
-    __slots__ = ("_delims", "_first", "_json", "_plain", "_rest", "held", "literal", "starts", "tags")
+    __slots__ = (
+        "_delims",
+        "_first",
+        "_json",
+        "_plain",
+        "_run",
+        "_run_text",
+        "held",
+        "literal",
+        "starts",
+        "tags",
+    )
 
     def __init__(
         self,
@@ -55,7 +66,8 @@ class Growth:
         plain: re.Pattern[str],
         delims: tuple[str, ...] = (),
         first: re.Pattern[str] | None = None,
-        rest: str | None = None,
+        run: tuple[Any, ...] = (),
+        run_text: str = "",
     ) -> None:
         self.tags = tags
         self.starts = starts
@@ -63,8 +75,11 @@ class Growth:
         self._plain = plain  # text it matches whole is accepted at once
         self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
         self._first = first
-        self._rest = rest  # a cut literal: what is still missing of it
-        self.literal = rest is not None
+        # A marker being written: the live leaf (a cut literal, or a character run at the end) and the items
+        # after it in its sequence that we follow (see _run_of), and the text from the leaf's start on.
+        self._run = run
+        self._run_text = run_text
+        self.literal = bool(run)
         self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
     def take(self, more: str) -> str | None:
@@ -73,12 +88,12 @@ class Growth:
         escape) — and the growth then describes the longer text; else None (and nothing changes). Cost
         O(len(more)): one C-level match, or for an ``until`` chunk holding a delimiter's first character, a
         check at each such character."""
-        rest = self._rest
-        if rest is not None:
-            if len(more) < len(rest) and rest.startswith(more):
-                self._rest = rest[len(more) :]
-                return more
-            return None
+        if self._run:
+            text = self._run_text + more
+            if len(text) > _LONGEST_RUN or not _stops_inside(self._run, text) or not _NO_SURROGATE.fullmatch(more):
+                return None
+            self._run_text = text
+            return more
         scan = self._json
         if scan is not None:
             grown = scan.take(more)
@@ -138,6 +153,7 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         return None
     tag_list: list[str] = []
     start_list: list[int] = []
+    hidden = False  # the live leaf is inside an open atomic group
     for kind, fop, start, _ in machine.plan[0]:
         if kind == NODE_STEP:
             tag_list.append(fop.tag)
@@ -145,6 +161,7 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
             tag_list.clear()
             start_list.clear()
+            hidden = True
         else:  # a look-ahead: the path above it ends where it starts
             return None
     tags, starts = tuple(tag_list), tuple(start_list)
@@ -155,8 +172,9 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         if not op.delims:
             return Growth(tags, starts, held, _NO_SURROGATE)
         return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
-    if op.kind == K_LIT and end == len(text):  # a literal cut by the end (it needs more input)
-        return Growth(tags, starts, "", _NO_SURROGATE, rest=op.text[end - snap.pos :])
+    if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - snap.pos <= _LONGEST_RUN:
+        # A literal cut by the end, or a character run that may still grow (both need more input).
+        return Growth(tags, starts, "", _NO_SURROGATE, run=_run_of(snap, hidden), run_text=text[snap.pos :])
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)
@@ -164,6 +182,53 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         growth._json = _JsonScan(op.jkind, text[base:], base, (resume[0], resume[1] - base, *resume[2:]), end - base)
         return growth
     return None
+
+
+_LONGEST_RUN = 256  # a marker is short: longer runs take the ordinary path (each take rescans the run's text)
+
+
+def _run_of(snap: Any, hidden: bool) -> tuple[Any, ...]:
+    """The live leaf and the items after it in the sequence that runs it, up to the first item of another kind
+    than a literal, a space or a character run: the machine runs them on the text from the leaf's start
+    without making or closing a node. Inside an open atomic group (``hidden``) a tag or rule around a literal
+    counts as the literal: the nodes it makes are not shown until the group closes."""
+    frame = snap.stack
+    fop = frame[0]
+    if fop.kind != K_SEQ or frame[3] >= len(fop.kids) or fop.kids[frame[3]] is not snap.op:
+        return (snap.op,)  # not run by a sequence: only the leaf
+    run: list[Any] = [snap.op]
+    for kid in fop.kids[frame[3] + 1 :]:
+        if hidden and kid.kind in (K_TAG, K_RULE) and kid.kids[0].kind == K_LIT:
+            kid = kid.kids[0]
+        if kid.kind not in (K_LIT, K_SPACE, K_CHARS):
+            break
+        run.append(kid)
+    return tuple(run)
+
+
+def _stops_inside(run: tuple[Any, ...], text: str) -> bool:
+    """Whether the machine, running the items ``run`` in sequence over ``text`` (from the first item's start to
+    the end of the input), stops needing more input inside one of them — a literal cut by the end, or a
+    character run touching it — so that the sequence is still running and nothing else of the parse changed
+    (exactly the machine's rules for these leaves on a partial input). Cost O(len(text))."""
+    p, n = 0, len(text)
+    for op in run:
+        k = op.kind
+        if k == K_LIT:
+            s = op.text
+            if text.startswith(s, p):
+                p += len(s)
+                continue
+            return n - p < len(s) and s.startswith(text[p:])
+        e = op.regex.match(text, p).end()
+        if k == K_CHARS:
+            count = e - p
+            if count != op.hi and e >= n:
+                return True  # the run may still grow: it needs more input
+            if count < op.lo:
+                return False
+        p = e  # a space always succeeds (greedy, bounded)
+    return False  # the sequence would go on to an item we do not follow (or finish): parse it
 
 
 class _JsonScan:

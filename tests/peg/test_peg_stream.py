@@ -11,7 +11,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import peg
-from peg import Status, chars, end, json, literal, optional, sequence, tag, until, until_one_of, zero_or_more
+from peg import (
+    Status,
+    atomic,
+    chars,
+    end,
+    json,
+    literal,
+    optional,
+    sequence,
+    space,
+    tag,
+    until,
+    until_one_of,
+    zero_or_more,
+)
 from peg.errors import PegchatError, StreamClosedError
 
 from .peg_support import json_call_format, xml_call_format
@@ -139,6 +153,29 @@ GROWING = [
     ),
     (tag("s", json()) + end(), '{"a": "long \\" text \\u00e9 <>\\n", "b": ["x\\\\y"]}'),
     (tag("a", tag("v", json()) + "!"), '[[1, 22.5e3, {"k": [true, null, "x\\u00e9"]}], -0.5, [[[]]], 7]!'),
+    # Markers in sequence: literals, spaces and character runs after a cut literal (a run of them is followed).
+    (
+        zero_or_more(
+            tag(
+                "call",
+                "<call>" + space(2) + chars("[a-z]", 1, 4) + "=" + chars("[0-9]", 2) + tag("v", until("</call>")),
+            )
+            + "</call>"
+            + space()
+        )
+        + end(),
+        "<call> ab=12 x</call>\n<call>\n\nabcd=345y</call> <call>z=9</call>",
+    ),
+    # Inside an open atomic group the nodes are not shown: a tag around a literal is followed as the literal.
+    (
+        zero_or_more(
+            atomic(tag("open", "<k>" + tag("name", literal("key")) + "</k>" + space() + "<v>"))
+            + tag("val", until("</v>"))
+            + "</v>"
+        )
+        + end(),
+        "<k>key</k> <v>1</v><k>key</k>\n<v>2</v><k>kex</k><v>3</v>",
+    ),
 ]
 
 

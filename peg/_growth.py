@@ -52,6 +52,7 @@ class Growth:
         "_plain",
         "_run",
         "_run_text",
+        "_spaced",
         "held",
         "literal",
         "starts",
@@ -68,6 +69,7 @@ class Growth:
         first: re.Pattern[str] | None = None,
         run: tuple[Any, ...] = (),
         run_text: str = "",
+        spaced: bool = False,
     ) -> None:
         self.tags = tags
         self.starts = starts
@@ -79,6 +81,8 @@ class Growth:
         # after it in its sequence that we follow (see _run_of), and the text from the leaf's start on.
         self._run = run
         self._run_text = run_text
+        # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
+        self._spaced = spaced
         self.literal = bool(run)
         self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
@@ -89,10 +93,15 @@ class Growth:
         O(len(more)): one C-level match, or for an ``until`` chunk holding a delimiter's first character, a
         check at each such character."""
         if self._run:
+            if not more:
+                return more
+            if self._spaced and more[0] in _SPACES:
+                return None
             text = self._run_text + more
             if len(text) > _LONGEST_RUN or not _stops_inside(self._run, text) or not _NO_SURROGATE.fullmatch(more):
                 return None
             self._run_text = text
+            self._spaced = False
             return more
         scan = self._json
         if scan is not None:
@@ -143,13 +152,16 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     nodes inside an open atomic group are not shown, so they are not among the growing nodes).
     Cost O(depth of the live path + held text)."""
     snap = machine.snapshot
-    if (
-        snap is None
-        or snap.mode != CALL_MODE
-        or snap.stack is None
-        or snap.stack is not machine.plan_stack
-        or machine.tracer is not None
-    ):
+    if snap is None or snap.stack is None or machine.tracer is not None:
+        return None
+    # The live leaf: the snapshot's, or (a marker after spaces that touched the end) the one the run recorded.
+    live = machine.live
+    if snap.mode == CALL_MODE and snap.stack is machine.plan_stack:
+        op: Any = snap.op
+        pos, spaced = snap.pos, False
+    elif live is not None and live[2] is machine.plan_stack:
+        op, pos, _stack, spaced = live
+    else:
         return None
     tag_list: list[str] = []
     start_list: list[int] = []
@@ -165,16 +177,18 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         else:  # a look-ahead: the path above it ends where it starts
             return None
     tags, starts = tuple(tag_list), tuple(start_list)
-    op: Any = snap.op
     text = machine.text
     held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
         if not op.delims:
             return Growth(tags, starts, held, _NO_SURROGATE)
         return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
-    if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - snap.pos <= _LONGEST_RUN:
+    if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
-        return Growth(tags, starts, "", _NO_SURROGATE, run=_run_of(snap, hidden), run_text=text[snap.pos :])
+        run = _run_of(op, machine.plan_stack, hidden)
+        return Growth(tags, starts, "", _NO_SURROGATE, run=run, run_text=text[pos:], spaced=spaced)
+    if op is not snap.op:
+        return None
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)
@@ -184,19 +198,19 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     return None
 
 
+_SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches
 _LONGEST_RUN = 256  # a marker is short: longer runs take the ordinary path (each take rescans the run's text)
 
 
-def _run_of(snap: Any, hidden: bool) -> tuple[Any, ...]:
-    """The live leaf and the items after it in the sequence that runs it, up to the first item of another kind
-    than a literal, a space or a character run: the machine runs them on the text from the leaf's start
-    without making or closing a node. Inside an open atomic group (``hidden``) a tag or rule around a literal
-    counts as the literal: the nodes it makes are not shown until the group closes."""
-    frame = snap.stack
+def _run_of(leaf: Any, frame: Any, hidden: bool) -> tuple[Any, ...]:
+    """The live leaf and the items after it in the sequence (the frame ``frame``) that runs it, up to the first
+    item of another kind than a literal, a space or a character run: the machine runs them on the text from the
+    leaf's start without making or closing a node. Inside an open atomic group (``hidden``) a tag or rule
+    around a literal counts as the literal: the nodes it makes are not shown until the group closes."""
     fop = frame[0]
-    if fop.kind != K_SEQ or frame[3] >= len(fop.kids) or fop.kids[frame[3]] is not snap.op:
-        return (snap.op,)  # not run by a sequence: only the leaf
-    run: list[Any] = [snap.op]
+    if fop.kind != K_SEQ or frame[3] >= len(fop.kids) or fop.kids[frame[3]] is not leaf:
+        return (leaf,)  # not run by a sequence: only the leaf
+    run: list[Any] = [leaf]
     for kid in fop.kids[frame[3] + 1 :]:
         if hidden and kid.kind in (K_TAG, K_RULE) and kid.kids[0].kind == K_LIT:
             kid = kid.kids[0]

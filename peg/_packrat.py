@@ -149,6 +149,9 @@ class Machine:
         self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
         self.plan: Plan = ((), ())
         self.flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]] = {}
+        # After a run that needed more input where every leaf that looked at the end before the last one was a
+        # space: (the last leaf, its position, its frame stack, whether such spaces came first), for peg._growth.
+        self.live: tuple[Any, int, Any, bool] | None = None
 
     @property
     def text(self) -> str:
@@ -175,6 +178,7 @@ class Machine:
         run never looked at the end of the input.
         """
         saved = self.snapshot
+        self.live = None
         if saved is None:
             assert self.final is not None
             return self.final
@@ -203,6 +207,7 @@ class Machine:
         snap: Snapshot | None = None
         depth = 0
         flat = False
+        spaces = others = 0  # the leaves that looked at the end: spaces, and the others
         while True:
             if mode == _CALL:
                 k = op.kind
@@ -284,6 +289,10 @@ class Machine:
                     if snap is None:
                         snap = Snapshot(_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
                     touches += 1
+                    if k == K_SPACE:
+                        spaces += 1
+                    else:
+                        others += 1
                 if r[0] == FAIL:
                     if r[1] > fpos:
                         fpos, fexp, fstack = r[1], frozenset((desc,)), stack
@@ -302,6 +311,8 @@ class Machine:
                 # "Need more input" propagates unchanged to the root: unwind in one tight loop.
                 r = _unwind_more(self, stack, r)
                 flat = True
+                if others == 1:  # the leaf that needs more input is the only non-space leaf that looked
+                    self.live = (op, pos, stack, spaces > 0)
                 break
             fop, start, cur, i, acc, t0, parent = stack
             k = fop.kind
@@ -367,6 +378,7 @@ class Machine:
                             if snap is None:
                                 snap = Snapshot(_RET, None, 0, None, r, stack, touches, fpos, fexp, fstack)
                             touches += 1
+                            others += 2  # a repetition stopped at the end: more text may continue it
                             stop = True
                     else:
                         stop = True

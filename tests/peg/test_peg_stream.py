@@ -15,6 +15,7 @@ from peg import (
     Status,
     atomic,
     chars,
+    choice,
     end,
     json,
     literal,
@@ -166,6 +167,18 @@ GROWING = [
         + end(),
         "<call> ab=12 x</call>\n<call>\n\nabcd=345y</call> <call>z=9</call>",
     ),
+    # A marker after spaces that looked at the end: text that starts with a space would lengthen them.
+    (
+        tag("a", "<a>" + until("</a>"))
+        + "</a>"
+        + space()
+        + choice("<b>", "<bc>" + space(3) + "<d>")
+        + tag("v", until("!"))
+        + "!"
+        + space()
+        + end(),
+        "<a>x</a> \n <bc>  <d>yy! ",
+    ),
     # Inside an open atomic group the nodes are not shown: a tag around a literal is followed as the literal.
     (
         zero_or_more(
@@ -290,3 +303,18 @@ def test_extend_inside_nested_json_then_feed_gives_the_one_shot_parse() -> None:
             assert s.feed(more) == parser.parse(text[: i + 4], partial=True)
     assert taken > 100
     assert s.finish() == parser.parse(text)
+
+
+def test_extend_refuses_a_space_that_would_lengthen_a_space_before_the_marker() -> None:
+    """After a space that looked at the end, the marker being written starts where that space stops: a newline
+    lengthens the space (the marker moves), so it is parsed, not taken as the marker's first character."""
+    parser = "<a>" + until("</a>") + "</a>" + space() + choice(tag("x", "\n<b>"), tag("y", "<c>")) + until("!")
+    s = parser.stream()
+    s.feed("<a>1</a>")
+    g = s.growth()
+    assert g is not None and g.tags == ("x",) and g.starts == (8,)
+    assert s.extend("\n") is None  # the space takes it: x would start at 9
+    assert s.feed("\n") == parser.parse("<a>1</a>\n", partial=True)
+    assert s.result is not None and s.result.nodes[-1].start == 9
+    assert s.extend("<") is None  # no continuation of "\n<b>": the other alternative decides
+    assert s.feed("<c>z") == parser.parse("<a>1</a>\n<c>z", partial=True)

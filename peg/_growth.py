@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._compile import K_CHARS, K_JSON, K_LIT, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
 from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
@@ -203,21 +203,53 @@ _LONGEST_RUN = 256  # a marker is short: longer runs take the ordinary path (eac
 
 
 def _run_of(leaf: Any, frame: Any, hidden: bool) -> tuple[Any, ...]:
-    """The live leaf and the items after it in the sequence (the frame ``frame``) that runs it, up to the first
-    item of another kind than a literal, a space or a character run: the machine runs them on the text from the
-    leaf's start without making or closing a node. Inside an open atomic group (``hidden``) a tag or rule
-    around a literal counts as the literal: the nodes it makes are not shown until the group closes."""
-    fop = frame[0]
-    if fop.kind != K_SEQ or frame[3] >= len(fop.kids) or fop.kids[frame[3]] is not leaf:
-        return (leaf,)  # not run by a sequence: only the leaf
+    """The live leaf and the items the machine runs after it without making, closing or choosing a node, in
+    order: the rest of the sequence that runs it, then (once that sequence would end) the rest of the sequence
+    around it — through choices (an alternative that matches ends the choice) and the last iteration of a
+    repetition (an optional item) — and items of nested sequences,
+    up to the first item that is not a literal, a space or a character run. Inside an open atomic group
+    (``hidden``) tags and rules count as what they hold: the nodes they make are not shown until the group
+    closes (the walk stops at the group). ``frame``: the leaf's frame stack."""
     run: list[Any] = [leaf]
-    for kid in fop.kids[frame[3] + 1 :]:
-        if hidden and kid.kind in (K_TAG, K_RULE) and kid.kids[0].kind == K_LIT:
-            kid = kid.kids[0]
-        if kid.kind not in (K_LIT, K_SPACE, K_CHARS):
-            break
-        run.append(kid)
+    child = leaf
+    while frame is not None and len(run) < _LONGEST_FOLLOW:
+        fop = frame[0]
+        k = fop.kind
+        if k == K_SEQ:
+            kids, i = fop.kids, frame[3]
+            if i >= len(kids) or kids[i] is not child:
+                break
+            for kid in kids[i + 1 :]:
+                if not _follow(kid, run, hidden, 0):
+                    return tuple(run)
+        elif k == K_REP:
+            if fop.hi < 0 or frame[3] + 1 < fop.hi:
+                break  # the repetition may go on: parse
+            # Its last iteration (an optional item): when it matches, the repetition ends with it.
+        elif k != K_CHOICE and not (hidden and k in (K_TAG, K_RULE)):
+            break  # an atomic group, a look-ahead or a node that would close: parse
+        child = fop
+        frame = frame[6]
     return tuple(run)
+
+
+_LONGEST_FOLLOW = 64  # items followed after the live leaf (markers are a few)
+
+
+def _follow(op: Any, run: list[Any], hidden: bool, depth: int) -> bool:
+    """Append the items of ``op`` to ``run`` when they are all literals, spaces and character runs (flattening
+    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item."""
+    k = op.kind
+    if k in (K_LIT, K_SPACE, K_CHARS):
+        run.append(op)
+        return len(run) < _LONGEST_FOLLOW
+    if depth > 8:
+        return False
+    if k == K_SEQ:
+        return all(_follow(kid, run, hidden, depth + 1) for kid in op.kids)
+    if hidden and k in (K_TAG, K_RULE):
+        return _follow(op.kids[0], run, hidden, depth + 1)
+    return False
 
 
 def _stops_inside(run: tuple[Any, ...], text: str) -> bool:

@@ -179,6 +179,21 @@ GROWING = [
         + end(),
         "<a>x</a> \n <bc>  <d>yy! ",
     ),
+    # Past the end of the marker's sequence: through choices, an optional item and the sequence around them.
+    (
+        zero_or_more(
+            tag(
+                "m",
+                "<s>"
+                + choice(sequence("<a", optional(sequence("b", space(1), ">")), "|"), "<c>")
+                + "<v>"
+                + tag("t", until("</m>"))
+                + "</m>",
+            )
+        )
+        + end(),
+        "<s><ab >|<v>x</m><s><c><v>yy</m><s><a|<v></m><s><ab>|<v>z</m>",
+    ),
     # Inside an open atomic group the nodes are not shown: a tag around a literal is followed as the literal.
     (
         zero_or_more(

@@ -133,3 +133,30 @@ def test_fast_lane_takes_most_feeds_of_a_long_text(name: str, tools: list[dict[s
     assert parsed < len(pieces) // 4  # the ordinary path parses every feed
     assert as_message_dict(stream.message) == as_message_dict(fmt.parse(text, salt=SALT))
     _same_deltas(fmt, pieces)
+
+
+def test_deltas_built_without_validation_equal_validated_ones() -> None:
+    """The stream's hot path builds deltas without pydantic validation: they equal the validated ones, with the
+    same fields set (what ``model_dump(exclude_unset=True)`` and the chunks show)."""
+    from chat_formats.messages import DeltaFunction, DeltaToolCall, arguments_delta, call_start_delta, text_delta
+
+    pairs = [
+        (text_delta("content", "hé"), ChatDelta(content="hé")),
+        (text_delta("reasoning_content", "r"), ChatDelta(reasoning_content="r")),
+        (
+            arguments_delta(2, '{"a'),
+            ChatDelta(tool_calls=[DeltaToolCall(index=2, function=DeltaFunction(arguments='{"a'))]),
+        ),
+        (
+            call_start_delta(1, "call_x", "f", ""),
+            ChatDelta(
+                tool_calls=[
+                    DeltaToolCall(index=1, id="call_x", type="function", function=DeltaFunction(name="f", arguments=""))
+                ]
+            ),
+        ),
+    ]
+    for built, validated in pairs:
+        assert built == validated
+        assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+        assert built.to_chunk() == validated.to_chunk()

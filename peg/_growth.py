@@ -159,8 +159,8 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if snap.mode == CALL_MODE and snap.stack is machine.plan_stack:
         op: Any = snap.op
         pos, spaced = snap.pos, False
-    elif live is not None and live[2] is machine.plan_stack:
-        op, pos, _stack, spaced = live
+    elif live is not None and live[2] is machine.plan_stack and live[0].kind in (K_LIT, K_CHARS):
+        op, pos, _stack, spaced = live  # (a scanner after such spaces would need the same care: not followed)
     else:
         return None
     tag_list: list[str] = []
@@ -187,8 +187,6 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
         return Growth(tags, starts, "", _NO_SURROGATE, run=run, run_text=text[pos:], spaced=spaced)
-    if op is not snap.op:
-        return None
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)

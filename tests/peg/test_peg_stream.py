@@ -179,6 +179,11 @@ GROWING = [
         + end(),
         "<a>x</a> \n <bc>  <d>yy! ",
     ),
+    # A text node after a space that looked at the end.
+    (
+        "<a>" + space() + tag("c", until("<x>")) + "<x>" + space() + "<b>" + space() + chars("[a-z ]") + "!",
+        "<a>  b c<x> <b>  x y!",
+    ),
     # Past the end of the marker's sequence: through choices, an optional item and the sequence around them.
     (
         zero_or_more(
@@ -333,3 +338,14 @@ def test_extend_refuses_a_space_that_would_lengthen_a_space_before_the_marker() 
     assert s.result is not None and s.result.nodes[-1].start == 9
     assert s.extend("<") is None  # no continuation of "\n<b>": the other alternative decides
     assert s.feed("<c>z") == parser.parse("<a>1</a>\n<c>z", partial=True)
+
+
+def test_extend_after_a_space_that_looked_at_the_end_is_refused_inside_a_scanner() -> None:
+    """A text node that starts after a space which looked at the end would start later if the next text began
+    with a space: such a scanner is parsed, not extended."""
+    parser = "<a>" + space() + tag("c", until("<x>")) + "<x>"
+    s = parser.stream()
+    s.feed("<a>")
+    assert s.extend(" b") is None
+    assert s.feed(" b") == parser.parse("<a> b", partial=True)
+    assert s.result is not None and s.result.nodes[0].start == 4

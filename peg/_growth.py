@@ -14,8 +14,12 @@ the end: the start of a delimiter, a dangling escape; usually nothing) followed 
   the scanner's own rules say what is shown (a dangling escape, a cut literal, a number's last characters
   are held back).
 
-The same holds inside a *literal* (a marker) cut by the end of the text: text that continues it without
-completing it leaves the parse as it was, the live path ending later (a chat stream then has nothing to send).
+The same holds inside a *literal* (a marker) cut by the end of the text, or a character run touching it: text
+that continues it — through the literals, spaces and character runs the machine runs next without making,
+closing or choosing a node (see ``_run_of``) — and stops inside one of them leaves the parse as it was, the live
+path ending later (a chat stream whose live path shows nothing then has nothing to send). The machine records
+such a leaf also when spaces before it looked at the end (``Machine.live``); then text that starts with a space
+is refused (it would lengthen those spaces and move the leaf).
 
 :class:`Growth` says which text qualifies and what the live path grows by (:meth:`Growth.take`), and which
 nodes grow (``tags``, ``starts``, innermost first). :meth:`peg.Stream.extend` uses it to append such text in
@@ -42,8 +46,8 @@ class Growth:
 
     ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
     first (nodes inside an open atomic group are not shown and not listed); they end where the last result
-    ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal
-    (a marker being written)."""
+    ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal or a
+    character run (a marker being written)."""
 
     __slots__ = (
         "_delims",

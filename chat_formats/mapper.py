@@ -126,6 +126,21 @@ def generated_id(salt: str, index: int, name: str) -> str:
 
 _IMPLIED_NAME = TOOL_NAME + "="
 _HEAD_TAGS = frozenset((TOOL_OPEN, TOOL_NAME, TOOL_ID))
+_CALL_LOOKUPS = frozenset((TOOL_NAME, TOOL_ID, TOOL_ARGS, TOOL_CLOSE, TOOL_ARG, TOOL))  # what map_call reads
+
+
+# What _Below does with a node of a tag, as bits (memoised per tag string: tags come from a small closed set).
+_IMPLIED, _HEAD, _CALL, _ARG, _CONVERTED = 1, 2, 4, 8, 16
+_TAG_KINDS: dict[str, int] = {}
+
+
+def _tag_kind(tag: str) -> int:
+    kind = (_IMPLIED if "=" in tag else 0) | (_HEAD if tag in _HEAD_TAGS or tag.startswith(_IMPLIED_NAME) else 0)
+    kind |= _CALL if tag == TOOL else _ARG if tag == TOOL_ARG else 0
+    kind |= _CONVERTED if tag.startswith(TOOL_ARG_CONVERTED_VALUE) else 0
+    if len(_TAG_KINDS) < 4096:
+        _TAG_KINDS[tag] = kind
+    return kind
 
 
 class _Below:
@@ -138,7 +153,9 @@ class _Below:
 
     __slots__ = ("args", "converted", "first", "head_end", "nested", "values")
 
-    def __init__(self, node: AstNode) -> None:
+    def __init__(self, node: AstNode, closed: ArgCache | None = None) -> None:
+        """``closed``: arguments mapped before (see :data:`ArgCache`); the walk records one that is marked plain
+        but does not descend into it (what it skips is nothing a call's lookups read)."""
         first: dict[str, AstNode] = {}
         values: dict[str, AstNode | str] = {}
         args: list[AstNode] = []
@@ -146,24 +163,32 @@ class _Below:
         head_end = -1
         nested = False
         todo = list(reversed(node.children))
+        kinds = _TAG_KINDS
         while todo:
             n = todo.pop()
             tag = n.tag
+            kind = kinds.get(tag)
+            if kind is None:
+                kind = _tag_kind(tag)
             if tag not in first:
                 first[tag] = n
-                if "=" in tag:
+                if kind & _IMPLIED:
                     base, _, value = tag.partition("=")
                     values.setdefault(base, value)
                 else:
                     values.setdefault(tag, n)
-            if tag in _HEAD_TAGS or tag.startswith(_IMPLIED_NAME):
+            if kind & _HEAD:
                 head_end = max(head_end, n.end)
-            if tag == TOOL:
+            if kind & _CALL:
                 nested = True
                 continue
-            if tag == TOOL_ARG:
+            if kind & _ARG:
                 args.append(n)
-            elif converted is None and tag.startswith(TOOL_ARG_CONVERTED_VALUE):
+                if closed is not None:
+                    hit = closed.get(id(n))
+                    if hit is not None and hit[0] is n and hit[5]:
+                        continue
+            elif converted is None and kind & _CONVERTED:
                 converted = n
             if n.children:
                 todo.extend(reversed(n.children))
@@ -224,9 +249,11 @@ def json_string_text(escaped: str) -> str:
     return str(json.loads('"' + escaped + '"'))
 
 
-ArgCache = dict[int, tuple[AstNode, "ToolSpec | None", str, str, tuple[str, ...]]]
+ArgCache = dict[int, tuple[AstNode, "ToolSpec | None", str, str, tuple[str, ...], bool]]
 """Closed XML-style arguments already mapped, by ``id`` of their node: (node, tool spec, name, ``"name": value``
-text, warnings). A stream passes one so that each feed maps only the open argument of the open call."""
+text, warnings, whether the inside holds no node a call's own lookups read — name, id, arguments, closer, head,
+nested argument or call —, so a walk of the call may pass over it). A stream passes one so that each feed maps
+only the open argument of the open call."""
 
 
 StringCache = dict[int, tuple[int, str]]
@@ -259,11 +286,12 @@ def _xml_arguments(
     warnings: list[str],
     cache: ArgCache | None = None,
     strings: StringCache | None = None,
+    first_scan: _Below | None = None,
 ) -> tuple[str, int, tuple[int, int]]:
     """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams), the
     offset up to which that text represents the call's text (-1: no argument yet) and the span of the open
     string value the text ends with (see :attr:`MappedCall.open_string`); ``cache``: see :data:`ArgCache`,
-    ``strings``: :data:`StringCache`."""
+    ``strings``: :data:`StringCache`; ``first_scan``: the walk of the first argument, if done already."""
     parts: list[str] = []
     seen: set[str] = set()
     where = spec.name if spec else "tool call"
@@ -272,7 +300,7 @@ def _xml_arguments(
     for arg in below.args:
         hit = cache.get(id(arg)) if cache is not None else None
         if hit is not None and hit[0] is arg and hit[1] is spec:
-            _, _, done, part, value_warnings = hit
+            _, _, done, part, value_warnings, _plain = hit
             warnings.extend(value_warnings)
             if done in seen:
                 warnings.append(f"{where}: argument {done!r} given twice (the last one wins)")
@@ -281,7 +309,7 @@ def _xml_arguments(
             end = arg.end
             continue
         before = len(warnings)
-        scan = _Below(arg)
+        scan = first_scan if first_scan is not None and arg is below.args[0] else _Below(arg)
         key = scan.value(TOOL_ARG_NAME)
         if key is None:
             break
@@ -313,7 +341,8 @@ def _xml_arguments(
         if closed and cache is not None:
             if len(cache) > 1024:
                 cache.clear()
-            cache[id(arg)] = (arg, spec, key, head + body, tuple(warnings[before:]))
+            plain = scan.head_end < 0 and not scan.nested and not scan.args and _CALL_LOOKUPS.isdisjoint(scan.first)
+            cache[id(arg)] = (arg, spec, key, head + body, tuple(warnings[before:]), plain)
         if closed and key in seen:
             warnings.append(f"{where}: argument {key!r} given twice (the last one wins)")
         seen.add(key)
@@ -411,7 +440,7 @@ def map_call(
     published yet (name incomplete, or the id may still come); warnings appended. Cost O(nodes of the call),
     closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
     ``string_cache`` (:data:`StringCache`) their new characters."""
-    below = _Below(node)
+    below = _Below(node, arg_cache)
     name = below.value(TOOL_NAME)
     if name is None:
         return None
@@ -433,22 +462,27 @@ def map_call(
         arguments = args_node.text
         end = args_node.end
         span = (args_node.start, end)
-    elif not complete and not (below.args and _named(below.args[0], arg_cache)):
+    elif not complete and not (below.args and (named := _named(below.args[0], arg_cache))):
         # Nothing yet (the first argument has no atomic opener: a ``<`` alone may still start the call's
         # closer): the first argument, or the closer, decides between "{…" and "{}".
         arguments = ""
     else:
-        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache, string_cache)
+        scanned = named if not complete and type(named) is _Below else None
+        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache, string_cache, scanned)
     end = node.end if complete else max(end, _head_of_call_end(node, below))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
     return MappedCall(name, call_id, arguments, complete, end, span, open_string)
 
 
-def _named(arg: AstNode, cache: ArgCache | None) -> bool:
-    """Whether the ``tool-arg`` node ``arg`` has a name node (a closed argument in ``cache`` has one)."""
+def _named(arg: AstNode, cache: ArgCache | None) -> _Below | bool:
+    """Whether the ``tool-arg`` node ``arg`` has a name node (a closed argument in ``cache`` has one): True, or
+    the walk of ``arg`` when it has one (the caller reuses it), or False."""
     hit = cache.get(id(arg)) if cache is not None else None
-    return (hit is not None and hit[0] is arg) or TOOL_ARG_NAME in _Below(arg).first
+    if hit is not None and hit[0] is arg:
+        return True
+    scan = _Below(arg)
+    return scan if TOOL_ARG_NAME in scan.first else False
 
 
 def _head_of_call_end(node: AstNode, below: _Below) -> int:

@@ -59,7 +59,7 @@ from .builder import (
     TOOL_OPEN,
 )
 from .mapper import MappedCall, MappedMessage, new_salt
-from .messages import ChatDelta, ChatMessage, DeltaFunction, DeltaToolCall, arguments_delta, text_delta
+from .messages import ChatDelta, ChatMessage, arguments_delta, call_start_delta, text_delta
 
 if TYPE_CHECKING:
     from ._assembly import Assembled, Assembler, Fallback
@@ -310,8 +310,11 @@ class ChatStream:
             old_r, old_c = step.dropped_reasoning + old_r, step.dropped_content + old_c
         fast_r = growth(old_r, new_r, src) if self._synced[0] else None
         fast_c = None
-        if self._synced[1] and (self._content.length or self._prefix_sent):
-            fast_c = growth(old_c, new_c, src)
+        if self._synced[1]:
+            if self._content.length or self._prefix_sent:
+                fast_c = growth(old_c, new_c, src)
+            elif not new_c and not old_c and not step.rolled_back:
+                fast_c = ""  # no content before or after, and what was sent is all of it: nothing to send
         self._tails = (step.tail_reasoning, step.tail_content)
 
         def others() -> bool:
@@ -459,8 +462,7 @@ class ChatStream:
                 sent.append(
                     _SentCall(call.name, call.id, [args], len(args), call.complete, call.args_span, call.open_string)
                 )
-                fn = DeltaFunction(name=call.name, arguments=call.arguments)
-                out.append(ChatDelta(tool_calls=[DeltaToolCall(index=i, id=call.id, type="function", function=fn)]))
+                out.append(call_start_delta(i, call.id, call.name, call.arguments))
         if start + len(calls) < len(sent):
             self._grow("tool calls", "x" * len(sent), "x" * (start + len(calls)) + "\x00")
             synced = False

@@ -14,8 +14,12 @@ the end: the start of a delimiter, a dangling escape; usually nothing) followed 
   the scanner's own rules say what is shown (a dangling escape, a cut literal, a number's last characters
   are held back).
 
-The same holds inside a *literal* (a marker) cut by the end of the text: text that continues it without
-completing it leaves the parse as it was, the live path ending later (a chat stream then has nothing to send).
+The same holds inside a *literal* (a marker) cut by the end of the text, or a character run touching it: text
+that continues it — through the literals, spaces and character runs the machine runs next without making,
+closing or choosing a node (see ``_run_of``) — and stops inside one of them leaves the parse as it was, the live
+path ending later (a chat stream whose live path shows nothing then has nothing to send). The machine records
+such a leaf also when spaces before it looked at the end (``Machine.live``); then text that starts with a space
+is refused (it would lengthen those spaces and move the leaf).
 
 :class:`Growth` says which text qualifies and what the live path grows by (:meth:`Growth.take`), and which
 nodes grow (``tags``, ``starts``, innermost first). :meth:`peg.Stream.extend` uses it to append such text in
@@ -28,8 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._compile import K_JSON, K_LIT, K_UNTIL
-from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_json
+from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
 from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
@@ -42,10 +46,22 @@ class Growth:
 
     ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
     first (nodes inside an open atomic group are not shown and not listed); they end where the last result
-    ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal
-    (a marker being written)."""
+    ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal or a
+    character run (a marker being written)."""
 
-    __slots__ = ("_delims", "_first", "_json", "_plain", "_rest", "held", "literal", "starts", "tags")
+    __slots__ = (
+        "_delims",
+        "_first",
+        "_json",
+        "_plain",
+        "_run",
+        "_run_text",
+        "_spaced",
+        "held",
+        "literal",
+        "starts",
+        "tags",
+    )
 
     def __init__(
         self,
@@ -55,7 +71,9 @@ class Growth:
         plain: re.Pattern[str],
         delims: tuple[str, ...] = (),
         first: re.Pattern[str] | None = None,
-        rest: str | None = None,
+        run: tuple[Any, ...] = (),
+        run_text: str = "",
+        spaced: bool = False,
     ) -> None:
         self.tags = tags
         self.starts = starts
@@ -63,8 +81,13 @@ class Growth:
         self._plain = plain  # text it matches whole is accepted at once
         self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
         self._first = first
-        self._rest = rest  # a cut literal: what is still missing of it
-        self.literal = rest is not None
+        # A marker being written: the live leaf (a cut literal, or a character run at the end) and the items
+        # after it in its sequence that we follow (see _run_of), and the text from the leaf's start on.
+        self._run = run
+        self._run_text = run_text
+        # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
+        self._spaced = spaced
+        self.literal = bool(run)
         self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
     def take(self, more: str) -> str | None:
@@ -73,12 +96,17 @@ class Growth:
         escape) — and the growth then describes the longer text; else None (and nothing changes). Cost
         O(len(more)): one C-level match, or for an ``until`` chunk holding a delimiter's first character, a
         check at each such character."""
-        rest = self._rest
-        if rest is not None:
-            if len(more) < len(rest) and rest.startswith(more):
-                self._rest = rest[len(more) :]
+        if self._run:
+            if not more:
                 return more
-            return None
+            if self._spaced and more[0] in _SPACES:
+                return None
+            text = self._run_text + more
+            if len(text) > _LONGEST_RUN or not _stops_inside(self._run, text) or not _NO_SURROGATE.fullmatch(more):
+                return None
+            self._run_text = text
+            self._spaced = False
+            return more
         scan = self._json
         if scan is not None:
             grown = scan.take(more)
@@ -94,6 +122,16 @@ class Growth:
             return None
         self.held = text[cut:]
         return text[:cut]
+
+    def scan_state(self) -> JsonResume | None:
+        """For a JSON value: the scanner's resume state after the text taken so far (absolute offsets), which
+        is the state the machine reaches by scanning that text from its own resume state (so the machine
+        need not scan it again); None for other leaves. O(1)."""
+        scan = self._json
+        if scan is None:
+            return None
+        resume = scan.resume
+        return (resume[0], resume[1] + scan.base, *resume[2:])
 
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
@@ -118,16 +156,20 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     nodes inside an open atomic group are not shown, so they are not among the growing nodes).
     Cost O(depth of the live path + held text)."""
     snap = machine.snapshot
-    if (
-        snap is None
-        or snap.mode != CALL_MODE
-        or snap.stack is None
-        or snap.stack is not machine.plan_stack
-        or machine.tracer is not None
-    ):
+    if snap is None or snap.stack is None or machine.tracer is not None:
+        return None
+    # The live leaf: the snapshot's, or (a marker after spaces that touched the end) the one the run recorded.
+    live = machine.live
+    if snap.mode == CALL_MODE and snap.stack is machine.plan_stack:
+        op: Any = snap.op
+        pos, spaced = snap.pos, False
+    elif live is not None and live[2] is machine.plan_stack and live[0].kind in (K_LIT, K_CHARS):
+        op, pos, _stack, spaced = live  # (a scanner after such spaces would need the same care: not followed)
+    else:
         return None
     tag_list: list[str] = []
     start_list: list[int] = []
+    hidden = False  # the live leaf is inside an open atomic group
     for kind, fop, start, _ in machine.plan[0]:
         if kind == NODE_STEP:
             tag_list.append(fop.tag)
@@ -135,39 +177,121 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
             tag_list.clear()
             start_list.clear()
+            hidden = True
         else:  # a look-ahead: the path above it ends where it starts
             return None
     tags, starts = tuple(tag_list), tuple(start_list)
-    op: Any = snap.op
     text = machine.text
     held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
         if not op.delims:
             return Growth(tags, starts, held, _NO_SURROGATE)
         return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
-    if op.kind == K_LIT and end == len(text):  # a literal cut by the end (it needs more input)
-        return Growth(tags, starts, "", _NO_SURROGATE, rest=op.text[end - snap.pos :])
+    if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
+        # A literal cut by the end, or a character run that may still grow (both need more input).
+        run = _run_of(op, machine.plan_stack, hidden)
+        return Growth(tags, starts, "", _NO_SURROGATE, run=run, run_text=text[pos:], spaced=spaced)
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)
         base = min(resume[1], end)
-        growth._json = _JsonScan(op.jkind, text[base:], (resume[0], resume[1] - base, *resume[2:]), end - base)
+        growth._json = _JsonScan(op.jkind, text[base:], base, (resume[0], resume[1] - base, *resume[2:]), end - base)
         return growth
     return None
+
+
+_SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches
+_LONGEST_RUN = 256  # a marker is short: longer runs take the ordinary path (each take rescans the run's text)
+
+
+def _run_of(leaf: Any, frame: Any, hidden: bool) -> tuple[Any, ...]:
+    """The live leaf and the items the machine runs after it without making, closing or choosing a node, in
+    order: the rest of the sequence that runs it, then (once that sequence would end) the rest of the sequence
+    around it — through choices (an alternative that matches ends the choice) and the last iteration of a
+    repetition (an optional item) — and items of nested sequences,
+    up to the first item that is not a literal, a space or a character run. Inside an open atomic group
+    (``hidden``) tags and rules count as what they hold: the nodes they make are not shown until the group
+    closes (the walk stops at the group). ``frame``: the leaf's frame stack."""
+    run: list[Any] = [leaf]
+    child = leaf
+    while frame is not None and len(run) < _LONGEST_FOLLOW:
+        fop = frame[0]
+        k = fop.kind
+        if k == K_SEQ:
+            kids, i = fop.kids, frame[3]
+            if i >= len(kids) or kids[i] is not child:
+                break
+            for kid in kids[i + 1 :]:
+                if not _follow(kid, run, hidden, 0):
+                    return tuple(run)
+        elif k == K_REP:
+            if fop.hi < 0 or frame[3] + 1 < fop.hi:
+                break  # the repetition may go on: parse
+            # Its last iteration (an optional item): when it matches, the repetition ends with it.
+        elif k != K_CHOICE and not (hidden and k in (K_TAG, K_RULE)):
+            break  # an atomic group, a look-ahead or a node that would close: parse
+        child = fop
+        frame = frame[6]
+    return tuple(run)
+
+
+_LONGEST_FOLLOW = 64  # items followed after the live leaf (markers are a few)
+
+
+def _follow(op: Any, run: list[Any], hidden: bool, depth: int) -> bool:
+    """Append the items of ``op`` to ``run`` when they are all literals, spaces and character runs (flattening
+    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item."""
+    k = op.kind
+    if k in (K_LIT, K_SPACE, K_CHARS):
+        run.append(op)
+        return len(run) < _LONGEST_FOLLOW
+    if depth > 8:
+        return False
+    if k == K_SEQ:
+        return all(_follow(kid, run, hidden, depth + 1) for kid in op.kids)
+    if hidden and k in (K_TAG, K_RULE):
+        return _follow(op.kids[0], run, hidden, depth + 1)
+    return False
+
+
+def _stops_inside(run: tuple[Any, ...], text: str) -> bool:
+    """Whether the machine, running the items ``run`` in sequence over ``text`` (from the first item's start to
+    the end of the input), stops needing more input inside one of them — a literal cut by the end, or a
+    character run touching it — so that the sequence is still running and nothing else of the parse changed
+    (exactly the machine's rules for these leaves on a partial input). Cost O(len(text))."""
+    p, n = 0, len(text)
+    for op in run:
+        k = op.kind
+        if k == K_LIT:
+            s = op.text
+            if text.startswith(s, p):
+                p += len(s)
+                continue
+            return n - p < len(s) and s.startswith(text[p:])
+        e = op.regex.match(text, p).end()
+        if k == K_CHARS:
+            count = e - p
+            if count != op.hi and e >= n:
+                return True  # the run may still grow: it needs more input
+            if count < op.lo:
+                return False
+        p = e  # a space always succeeds (greedy, bounded)
+    return False  # the sequence would go on to an item we do not follow (or finish): parse it
 
 
 class _JsonScan:
     """A JSON scan continued over the text after the live path's end, as the machine would continue it.
 
-    ``text``: the text from an offset ``base`` (never stored) on; ``resume``: the scanner's resume state with
-    positions relative to ``base``; ``shown``: where the live path ends, relative to ``base``. After each
-    take the text is cut down to what the scan may still look at, so it stays short."""
+    ``text``: the text from the offset ``base`` on; ``resume``: the scanner's resume state with positions
+    relative to ``base``; ``shown``: where the live path ends, relative to ``base``. After each take the text
+    is cut down to what the scan may still look at, so it stays short."""
 
-    __slots__ = ("kind", "resume", "shown", "text")
+    __slots__ = ("base", "kind", "resume", "shown", "text")
 
-    def __init__(self, kind: str, text: str, resume: JsonResume, shown: int) -> None:
+    def __init__(self, kind: str, text: str, base: int, resume: JsonResume, shown: int) -> None:
         self.kind = kind
         self.text = text
+        self.base = base
         self.resume = resume
         self.shown = shown
 
@@ -177,14 +301,21 @@ class _JsonScan:
         the scanner each."""
         resume = self.resume
         if not self.text and resume[0] == STRING_MODE and STRING_BODY.fullmatch(more) is not None:
-            return more  # the common case: still inside a string, nothing held (the state does not change)
+            self.base += len(more)  # the common case: inside a string, nothing held (the state moves along)
+            return more
+        if not self.text and more and more[0] in "[]":
+            after = scan_brackets(resume, more)  # deep nesting: a run of brackets, nothing held
+            if after is not None:
+                self.base += len(more)
+                self.resume = (after[0], 0, *after[2:])
+                return more
         text = self.text + more
         status, end, where, _ = scan_json(self.kind, text, 0, resume, True)
         if status != MORE or where is None or end < self.shown:
             return None
         grown = text[self.shown : end]
         cut = min(where[1], end)  # the scan looks at nothing before its resume position
-        self.text, self.shown = text[cut:], end - cut
+        self.text, self.shown, self.base = text[cut:], end - cut, self.base + cut
         self.resume = (where[0], where[1] - cut, *where[2:])
         return grown
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ESCAPE_PREFIX", "STRING_BODY", "STRING_MODE", "Containers", "JsonResume", "scan_json"]
+__all__ = ["ESCAPE_PREFIX", "STRING_BODY", "STRING_MODE", "Containers", "JsonResume", "scan_brackets", "scan_json"]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
 
@@ -189,6 +189,30 @@ def scan_json(
             if text[p] != ":":
                 return FAIL, p, None, '":"'
             mode, p = _VALUE_WS, p + 1
+
+
+def scan_brackets(resume: JsonResume, run: str) -> JsonResume | None:
+    """The resume state after scanning ``run`` — only ``[`` or only ``]`` — from ``resume``, a scan stopped at
+    the very end of the text (its position is that end), when the value is still open after it: exactly what
+    :func:`scan_json` returns for the longer text (a stream of deeply nested arrays feeds mostly such runs).
+    None when :func:`scan_json` must decide (other modes or characters, a closer that ends the value or does
+    not match). Cost O(len(run)), no regular expression."""
+    mode, p, stack, _ = resume
+    if run[0] == "[":
+        if mode not in (_VALUE, _VALUE_WS, _ARR_FIRST) or run.count("[") != len(run):
+            return None
+        for _ in run:
+            stack = ("a", stack)
+        return (_ARR_FIRST, p + len(run), stack, False)
+    if mode not in (_AFTER, _ARR_FIRST) or run.count("]") != len(run):
+        return None
+    for _ in run:
+        if stack is None or stack[0] != "a":
+            return None
+        stack = stack[1]
+    if stack is None:
+        return None  # the value ends: the scan succeeds
+    return (_AFTER, p + len(run), stack, False)
 
 
 def _eof(partial: bool, n: int, resume: JsonResume, expected: str) -> tuple[int, int, JsonResume, str]:

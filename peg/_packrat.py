@@ -47,7 +47,7 @@ from ._compile import (
     Program,
 )
 from ._json import scan_json
-from .ast import AstNode
+from .ast import AstNode, Source
 
 __all__ = [
     "CALL_MODE",
@@ -140,7 +140,7 @@ class Machine:
 
     def __init__(self, program: Program, tracer: Tracer | None = None) -> None:
         self.program = program
-        self.text = ""
+        self.source = Source()  # the text, shared with the nodes (a stream grows it in place)
         self.bad = NO_BAD_OFFSET  # offset of the first undecodable character (a lone surrogate), if any
         self.memo: dict[int, Result] = {}
         self.tracer = tracer
@@ -149,6 +149,27 @@ class Machine:
         self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
         self.plan: Plan = ((), ())
         self.flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]] = {}
+        # After a run that needed more input where every leaf that looked at the end before the last one was a
+        # space: (the last leaf, its position, its frame stack, whether such spaces came first), for peg._growth.
+        self.live: tuple[Any, int, Any, bool] | None = None
+
+    @property
+    def text(self) -> str:
+        """Everything fed so far."""
+        return self.source.text
+
+    @text.setter
+    def text(self, text: str) -> None:
+        self.source.text = text
+
+    def append(self, more: str) -> None:
+        """Append ``more`` to the text. Amortised O(len(more)): the source holds the only reference to the text
+        (nodes hold the source), so CPython's in-place concatenation grows it without copying it."""
+        source = self.source
+        text = source.text
+        source.text = ""
+        text += more
+        source.text = text
 
     def run(self, partial: bool) -> tuple[Result, int, frozenset[str]]:
         """Run from the saved resume point over ``self.text``; return (result, furthest fail, expected).
@@ -157,10 +178,13 @@ class Machine:
         run never looked at the end of the input.
         """
         saved = self.snapshot
+        self.live = None
         if saved is None:
             assert self.final is not None
             return self.final
-        text, n = self.text, len(self.text)
+        source = self.source
+        text = source.text
+        n = len(text)
         op = saved.op
         if partial and saved.mode == _CALL and op.kind in _SCANNERS and saved.stack is not None and self.tracer is None:
             # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
@@ -175,7 +199,7 @@ class Machine:
                 again, got = st == MORE, (st, e, None)
             if again:
                 self.snapshot = saved._replace(resume=where)
-                return _unwind_more(self, saved.stack, got, text), saved.fail_pos, saved.fail_expected
+                return _unwind_more(self, saved.stack, got), saved.fail_pos, saved.fail_expected
         bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
@@ -183,6 +207,7 @@ class Machine:
         snap: Snapshot | None = None
         depth = 0
         flat = False
+        spaces = others = 0  # the leaves that looked at the end: spaces, and the others
         while True:
             if mode == _CALL:
                 k = op.kind
@@ -264,6 +289,10 @@ class Machine:
                     if snap is None:
                         snap = Snapshot(_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
                     touches += 1
+                    if k == K_SPACE:
+                        spaces += 1
+                    else:
+                        others += 1
                 if r[0] == FAIL:
                     if r[1] > fpos:
                         fpos, fexp, fstack = r[1], frozenset((desc,)), stack
@@ -280,8 +309,10 @@ class Machine:
                 break
             if r[0] == MORE and tracer is None:
                 # "Need more input" propagates unchanged to the root: unwind in one tight loop.
-                r = _unwind_more(self, stack, r, text)
+                r = _unwind_more(self, stack, r)
                 flat = True
+                if others == 1:  # the leaf that needs more input is the only non-space leaf that looked
+                    self.live = (op, pos, stack, spaces > 0)
                 break
             fop, start, cur, i, acc, t0, parent = stack
             k = fop.kind
@@ -347,6 +378,7 @@ class Machine:
                             if snap is None:
                                 snap = Snapshot(_RET, None, 0, None, r, stack, touches, fpos, fexp, fstack)
                             touches += 1
+                            others += 2  # a repetition stopped at the end: more text may continue it
                             stop = True
                     else:
                         stop = True
@@ -358,7 +390,7 @@ class Machine:
                 if r[0] == FAIL:
                     res = r
                 else:
-                    node = AstNode(fop.tag, fop.name, start, r[1], r[0] == MORE, flatten(r[2]), text)
+                    node = AstNode(fop.tag, fop.name, start, r[1], r[0] == MORE, flatten(r[2]), source)
                     res = (r[0], r[1], node)
             elif k == K_ATOMIC:
                 res = (MORE, r[1], None) if r[0] == MORE else r
@@ -391,7 +423,7 @@ class Machine:
         self.snapshot = snap
         if r[0] == FAIL:
             # The nodes of the path that got furthest, closed as if the input ended where it failed.
-            nodes = _fail_nodes(fstack, fpos, text) if fstack is not None and fpos >= r[1] else ()
+            nodes = _fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= r[1] else ()
             r = (FAIL, r[1], nodes)
         elif not flat:  # _unwind_more returns the nodes already flattened
             r = (r[0], r[1], _flatten_cached(self.flat_cache, r[2]))
@@ -476,14 +508,14 @@ def _more_plan(stack: Any, cache: dict[int, tuple[Rope, tuple[AstNode, ...]]]) -
     return tuple(steps), pending
 
 
-def _fail_nodes(stack: Any, fpos: int, text: str) -> tuple[AstNode, ...]:
+def _fail_nodes(stack: Any, fpos: int, source: Source) -> tuple[AstNode, ...]:
     """The nodes of a failed parse: ``stack`` (the live path when the furthest failure happened) unwound as
     "need more input" at ``fpos``, i.e. what a partial parse of ``text[:fpos]`` gives along that path."""
     steps, top = _more_plan(stack, {})
     end, inner = fpos, cast(tuple[AstNode, ...], ())
     for kind, fop, start, prefix in steps:
         if kind == _NODE:
-            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner, text),)
+            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner, source),)
         elif kind == _DROP:
             inner = ()
         else:
@@ -491,7 +523,7 @@ def _fail_nodes(stack: Any, fpos: int, text: str) -> tuple[AstNode, ...]:
     return top + inner
 
 
-def _unwind_more(machine: Machine, stack: Any, r: Result, text: str) -> tuple[int, int, tuple[AstNode, ...]]:
+def _unwind_more(machine: Machine, stack: Any, r: Result) -> tuple[int, int, tuple[AstNode, ...]]:
     """The root result (nodes flattened) when ``r`` (NEED_MORE_INPUT) is delivered to ``stack``: what the
     general loop would compute, without its dispatch. The plan is cached per stack, so consecutive feeds
     inside one scanning leaf cost O(number of tags and rules on the live path)."""
@@ -500,11 +532,11 @@ def _unwind_more(machine: Machine, stack: Any, r: Result, text: str) -> tuple[in
     else:
         steps, top = machine.plan = _more_plan(stack, machine.flat_cache)
         machine.plan_stack = stack
-    end = r[1]
+    end, source = r[1], machine.source
     inner: tuple[AstNode, ...] = () if r[2] is None else _flatten_cached(machine.flat_cache, r[2])
     for kind, fop, start, prefix in steps:
         if kind == _NODE:
-            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, text),)
+            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, source),)
         elif kind == _DROP:
             inner = ()
         else:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from .errors import ParseError
 
-__all__ = ["AstNode", "ParseResult", "Status"]
+__all__ = ["AstNode", "ParseResult", "Source", "Status"]
 
 
 class Status(enum.Enum):
@@ -16,6 +16,17 @@ class Status(enum.Enum):
     SUCCESS = "success"
     FAIL = "fail"
     NEED_MORE_INPUT = "need_more_input"
+
+
+class Source:
+    """The text of a (growing) parse, shared by the parse's nodes: a stream appends to ``text`` in place (its only
+    reference is here, so CPython grows the string without copying it; see ``peg.Stream.feed``) and every node
+    reads its slice from it. The text only ever grows, so a node's ``input[start:end]`` never changes."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
 
 
 class AstNode:
@@ -29,7 +40,14 @@ class AstNode:
     __slots__ = ("_source", "children", "end", "partial", "rule", "start", "tag")
 
     def __init__(
-        self, tag: str, rule: str, start: int, end: int, partial: bool, children: tuple[AstNode, ...], source: str
+        self,
+        tag: str,
+        rule: str,
+        start: int,
+        end: int,
+        partial: bool,
+        children: tuple[AstNode, ...],
+        source: str | Source,
     ) -> None:
         # One assignment per slot: cheaper than tuple unpacking on this hot path (a few nodes per stream feed).
         self.tag = tag
@@ -43,12 +61,14 @@ class AstNode:
     @property
     def text(self) -> str:
         """``input[start:end]``; cost O(end - start) (sliced on each access)."""
-        return self._source[self.start : self.end]
+        source = self._source
+        return (source if type(source) is str else source.text)[self.start : self.end]  # type: ignore[union-attr]
 
     def text_from(self, offset: int) -> str:
         """``input[offset:end]``: the node's text from the input offset ``offset`` on (a growing node's new part);
         cost O(end - offset)."""
-        return self._source[offset : self.end]
+        source = self._source
+        return (source if type(source) is str else source.text)[offset : self.end]  # type: ignore[union-attr]
 
     def walk(self) -> Iterator[AstNode]:
         """This node and all nodes below it, pre-order (iterative: safe on very deep trees)."""

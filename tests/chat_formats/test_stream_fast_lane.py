@@ -74,6 +74,7 @@ def test_fast_lane_one_character_at_a_time(name: str, text: str, options: dict[s
 
 
 LONG = "The quick brown fox jumps over the lazy dog, then writes a line of text.\n" * 40
+NESTED = "[" * 400 + '["x", {"k": [1, 2]}], ' * 3 + "[]" + "]" * 400  # deep nesting: runs of brackets
 CODE = 'def f(x):\n    return "a\\b" + x  # tab\there\n' * 60
 LONG_CASES = [
     ("hermes", [], LONG),
@@ -96,6 +97,19 @@ LONG_CASES = [
         f"<tool_call>write_file\n<arg_key>content</arg_key>\n<arg_value>{CODE}</arg_value>\n</tool_call>",
     ),
     ("gpt-oss", [], f"<|channel|>analysis<|message|>{LONG}<|end|><|start|>assistant<|channel|>final<|message|>{LONG}"),
+    (
+        "hermes",
+        WRITE_TOOLS,
+        '<tool_call>\n{"name": "write_file", "arguments": {"path": ' + NESTED + "}}\n</tool_call>",
+    ),
+    (
+        "kimi-k2",
+        WRITE_TOOLS,
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>"
+        + '{"path": '
+        + NESTED
+        + "}<|tool_call_end|><|tool_calls_section_end|>",
+    ),
 ]
 
 
@@ -119,3 +133,30 @@ def test_fast_lane_takes_most_feeds_of_a_long_text(name: str, tools: list[dict[s
     assert parsed < len(pieces) // 4  # the ordinary path parses every feed
     assert as_message_dict(stream.message) == as_message_dict(fmt.parse(text, salt=SALT))
     _same_deltas(fmt, pieces)
+
+
+def test_deltas_built_without_validation_equal_validated_ones() -> None:
+    """The stream's hot path builds deltas without pydantic validation: they equal the validated ones, with the
+    same fields set (what ``model_dump(exclude_unset=True)`` and the chunks show)."""
+    from chat_formats.messages import DeltaFunction, DeltaToolCall, arguments_delta, call_start_delta, text_delta
+
+    pairs = [
+        (text_delta("content", "hé"), ChatDelta(content="hé")),
+        (text_delta("reasoning_content", "r"), ChatDelta(reasoning_content="r")),
+        (
+            arguments_delta(2, '{"a'),
+            ChatDelta(tool_calls=[DeltaToolCall(index=2, function=DeltaFunction(arguments='{"a'))]),
+        ),
+        (
+            call_start_delta(1, "call_x", "f", ""),
+            ChatDelta(
+                tool_calls=[
+                    DeltaToolCall(index=1, id="call_x", type="function", function=DeltaFunction(name="f", arguments=""))
+                ]
+            ),
+        ),
+    ]
+    for built, validated in pairs:
+        assert built == validated
+        assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+        assert built.to_chunk() == validated.to_chunk()

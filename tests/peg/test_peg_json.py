@@ -151,3 +151,24 @@ def test_parser_grammar_and_python_agree_on_json(value: Any, indent: int | None,
 
 
 GRAMMAR = load_everywhere(to_gbnf(VALUE))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    prefix=st.text(alphabet='[]{}"a:, 1', max_size=12),
+    run=st.sampled_from("[]").flatmap(lambda c: st.integers(1, 6).map(lambda k: c * k)),
+    kind=st.sampled_from(["value", "array", "object"]),
+)
+def test_scan_brackets_is_the_scanner_continued_over_a_run_of_brackets(prefix: str, run: str, kind: str) -> None:
+    """Where the bracket shortcut answers, it is exactly the scanner's own resume state for the longer text."""
+    from peg._json import MORE, scan_brackets, scan_json
+
+    status, end_, resume, _ = scan_json(kind, prefix, 0, None, True)
+    if status != MORE or resume is None or resume[1] != len(prefix) or end_ != len(prefix):
+        return
+    after = scan_brackets(resume, run)
+    if after is None:
+        return
+    text = prefix + run
+    assert scan_json(kind, text, 0, resume, True) == (MORE, len(text), after, scan_json(kind, text, 0, None, True)[3])
+    assert scan_json(kind, text, 0, None, True)[:3] == (MORE, len(text), after)

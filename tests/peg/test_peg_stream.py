@@ -11,7 +11,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import peg
-from peg import Status, chars, end, json, literal, optional, tag, until, until_one_of, zero_or_more
+from peg import (
+    Status,
+    atomic,
+    chars,
+    choice,
+    end,
+    json,
+    literal,
+    optional,
+    sequence,
+    space,
+    tag,
+    until,
+    until_one_of,
+    zero_or_more,
+)
 from peg.errors import PegchatError, StreamClosedError
 
 from .peg_support import json_call_format, xml_call_format
@@ -139,6 +154,61 @@ GROWING = [
     ),
     (tag("s", json()) + end(), '{"a": "long \\" text \\u00e9 <>\\n", "b": ["x\\\\y"]}'),
     (tag("a", tag("v", json()) + "!"), '[[1, 22.5e3, {"k": [true, null, "x\\u00e9"]}], -0.5, [[[]]], 7]!'),
+    # Markers in sequence: literals, spaces and character runs after a cut literal (a run of them is followed).
+    (
+        zero_or_more(
+            tag(
+                "call",
+                "<call>" + space(2) + chars("[a-z]", 1, 4) + "=" + chars("[0-9]", 2) + tag("v", until("</call>")),
+            )
+            + "</call>"
+            + space()
+        )
+        + end(),
+        "<call> ab=12 x</call>\n<call>\n\nabcd=345y</call> <call>z=9</call>",
+    ),
+    # A marker after spaces that looked at the end: text that starts with a space would lengthen them.
+    (
+        tag("a", "<a>" + until("</a>"))
+        + "</a>"
+        + space()
+        + choice("<b>", "<bc>" + space(3) + "<d>")
+        + tag("v", until("!"))
+        + "!"
+        + space()
+        + end(),
+        "<a>x</a> \n <bc>  <d>yy! ",
+    ),
+    # A text node after a space that looked at the end.
+    (
+        "<a>" + space() + tag("c", until("<x>")) + "<x>" + space() + "<b>" + space() + chars("[a-z ]") + "!",
+        "<a>  b c<x> <b>  x y!",
+    ),
+    # Past the end of the marker's sequence: through choices, an optional item and the sequence around them.
+    (
+        zero_or_more(
+            tag(
+                "m",
+                "<s>"
+                + choice(sequence("<a", optional(sequence("b", space(1), ">")), "|"), "<c>")
+                + "<v>"
+                + tag("t", until("</m>"))
+                + "</m>",
+            )
+        )
+        + end(),
+        "<s><ab >|<v>x</m><s><c><v>yy</m><s><a|<v></m><s><ab>|<v>z</m>",
+    ),
+    # Inside an open atomic group the nodes are not shown: a tag around a literal is followed as the literal.
+    (
+        zero_or_more(
+            atomic(tag("open", "<k>" + tag("name", literal("key")) + "</k>" + space() + "<v>"))
+            + tag("val", until("</v>"))
+            + "</v>"
+        )
+        + end(),
+        "<k>key</k> <v>1</v><k>key</k>\n<v>2</v><k>kex</k><v>3</v>",
+    ),
 ]
 
 
@@ -233,3 +303,49 @@ def test_extend_inside_a_cut_literal() -> None:
     assert s.extend("x") is None  # no longer the literal
     assert s.feed(">x").nodes[-1].text == "x"
     assert s.finish() == parser.parse("ab<|start|>x")
+
+
+def test_extend_inside_nested_json_then_feed_gives_the_one_shot_parse() -> None:
+    """Text taken by ``extend`` inside a JSON value is scanned once (the scan hands its state to the machine);
+    the next feed then parses exactly what a one-shot parse of all the text gives, at every depth."""
+    parser = sequence(tag("v", json()), end())
+    text = "[" * 300 + '{"k": "' + "text " * 20 + 'a\\u00e9"}' + "]" * 300
+    s = parser.stream()
+    s.feed(text[:3])
+    taken = 0
+    for i in range(3, len(text), 4):
+        more = text[i : i + 4]
+        if s.extend(more) is not None:
+            taken += 1
+            if taken % 50 == 0:
+                assert s.result == parser.parse(text[: i + 4], partial=True)
+        else:
+            assert s.feed(more) == parser.parse(text[: i + 4], partial=True)
+    assert taken > 100
+    assert s.finish() == parser.parse(text)
+
+
+def test_extend_refuses_a_space_that_would_lengthen_a_space_before_the_marker() -> None:
+    """After a space that looked at the end, the marker being written starts where that space stops: a newline
+    lengthens the space (the marker moves), so it is parsed, not taken as the marker's first character."""
+    parser = "<a>" + until("</a>") + "</a>" + space() + choice(tag("x", "\n<b>"), tag("y", "<c>")) + until("!")
+    s = parser.stream()
+    s.feed("<a>1</a>")
+    g = s.growth()
+    assert g is not None and g.tags == ("x",) and g.starts == (8,)
+    assert s.extend("\n") is None  # the space takes it: x would start at 9
+    assert s.feed("\n") == parser.parse("<a>1</a>\n", partial=True)
+    assert s.result is not None and s.result.nodes[-1].start == 9
+    assert s.extend("<") is None  # no continuation of "\n<b>": the other alternative decides
+    assert s.feed("<c>z") == parser.parse("<a>1</a>\n<c>z", partial=True)
+
+
+def test_extend_after_a_space_that_looked_at_the_end_is_refused_inside_a_scanner() -> None:
+    """A text node that starts after a space which looked at the end would start later if the next text began
+    with a space: such a scanner is parsed, not extended."""
+    parser = "<a>" + space() + tag("c", until("<x>")) + "<x>"
+    s = parser.stream()
+    s.feed("<a>")
+    assert s.extend(" b") is None
+    assert s.feed(" b") == parser.parse("<a> b", partial=True)
+    assert s.result is not None and s.result.nodes[0].start == 4

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from functools import cache
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import peg
@@ -104,9 +104,17 @@ def family_and_output(draw: st.DrawFn) -> tuple[Family, str]:
 
 @settings(max_examples=400, deadline=None)
 @given(family_and_output())
+@example((FAMILIES[2], "<think>/think><tool_call>\n<function=search>\n<parameter=query>\n</think>\n</parameter>\n"
+          "<parameter=query>\n<tool_call>\n</parameter>\n</function>\n</tool_call>"))  # fmt: skip
 def test_b_parser_and_grammar_accept_the_same_strings(case: tuple[Family, str]) -> None:
     f, text = case
-    assert _grammar(f).matches(text) == accepts(f.parser(), text), text
+    in_grammar, parsed = _grammar(f).matches(text), accepts(f.parser(), text)
+    if in_grammar and not parsed and f.reasoning and text.startswith("<think>"):
+        # The one documented gap (peg/gbnf.py: ordered choice): the parser commits to the reasoning block once
+        # "<think>" ... "</think>" matches, even when what follows then fails; the grammar may also skip the
+        # optional block and read "<think>" as content. Then the text must parse without the reasoning block.
+        parsed = accepts(Family(f.style, f.names, f.keys, reasoning=False).parser(), text)
+    assert in_grammar == parsed, text
 
 
 WALK_WORDS = [w for w in FRAGMENTS if w not in ("\\",)] + [

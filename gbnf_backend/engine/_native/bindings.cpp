@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "chains.hpp"
+#include "gbnf_build.hpp"
 #include "matcher.hpp"
 
 namespace nb = nanobind;
@@ -131,6 +132,59 @@ std::vector<std::vector<int32_t>> int32_lists(const std::vector<nb::bytes>& list
     out.reserve(lists.size());
     for (const auto& list : lists) out.push_back(int32_values(list));
     return out;
+}
+
+
+// ---- GBNF text -> rules (gbnf_build.hpp), as the Python objects Grammar keeps -------------------------------------
+
+// A Python tuple of element tuples; equal elements share one tuple object (they are immutable).
+PyObject* element_tuple(const std::vector<gbnf_build::Element>& elements,
+                        std::unordered_map<uint64_t, PyObject*>& cache) {
+    PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(elements.size()));
+    if (out == nullptr) throw nb::python_error();
+    for (size_t i = 0; i < elements.size(); ++i) {
+        const auto& [kind, value] = elements[i];
+        PyObject*& item = cache[pair_key(kind, value)];
+        if (item == nullptr) {
+            item = Py_BuildValue("(ii)", kind, value);
+            if (item == nullptr) {
+                Py_DECREF(out);
+                throw nb::python_error();
+            }
+        }
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(i), item);
+    }
+    return out;
+}
+
+nb::object build_grammar(const nb::str& text, const std::string& root) {
+    PyObject* s = text.ptr();
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    const int kind = PyUnicode_KIND(s);
+    const void* data = PyUnicode_DATA(s);
+    std::vector<uint32_t> points(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) points[static_cast<size_t>(i)] = PyUnicode_READ(kind, data, i);
+    gbnf_build::Built built;
+    if (!gbnf_build::build(points.data(), points.size(), root, built)) return nb::none();
+    std::unordered_map<uint64_t, PyObject*> cache;
+    struct Release {
+        std::unordered_map<uint64_t, PyObject*>& cache;
+        ~Release() {
+            for (auto& entry : cache) Py_XDECREF(entry.second);
+        }
+    } release{cache};
+    nb::list names, rules, nullable, chains, generated;
+    for (const auto& name : built.names) names.append(nb::str(name.data(), name.size()));
+    for (const auto& rule : built.rules) rules.append(nb::steal(element_tuple(rule, cache)));
+    for (uint8_t flag : built.nullable) nullable.append(nb::bool_(flag != 0));
+    for (const auto& [links, unit] : built.chains) {
+        nb::list ids;
+        for (int32_t id : links) ids.append(id);
+        chains.append(nb::make_tuple(nb::tuple(ids), nb::steal(element_tuple(unit, cache))));
+    }
+    for (int32_t id : built.generated) generated.append(id);
+    return nb::make_tuple(names, rules, nullable, chains, generated, built.root);
 }
 
 }  // namespace
@@ -272,6 +326,10 @@ NB_MODULE(_core, m) {
                  e.engine->write_mask(state, p, row);
              },
              nb::arg("state"), nb::arg("partial").none(), nb::arg("buffer"), nb::arg("index") = 0);
+
+    m.def("build_grammar", &build_grammar, nb::arg("text"), nb::arg("root"),
+          "Parse and check GBNF text: (names, rules, nullable, chains, generated, root id), or None when the Python "
+          "parser must run (it reports the error).");
 
     m.def(
         "compile_rules",

@@ -1,0 +1,186 @@
+"""The compiled GBNF builder (``engine/_native/gbnf_build.hpp``) against the Python parser and checks (the oracle).
+
+``Grammar.from_gbnf`` takes the compiled path when the core is built: it must build exactly the rules, names, ids,
+nullable flags, repetition chains and helper set the Python path builds, and give up (``None``) on every text the
+Python path refuses, so that the Python path reports the error with its message and place.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gbnf_backend import Grammar, GrammarError, SchemaError
+from gbnf_backend._elements import RepetitionChain
+from gbnf_backend.engine._native import PURE_PYTHON_VARIABLE, load_core
+from gbnf_backend.schema.json_schema import convert_json_schema
+from tests.corpora import CORPORA
+
+CORE = load_core()
+pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built (pip install -e .)")
+
+PARSER_CORPUS = json.loads((CORPORA / "gbnf-parser.json").read_text())
+GRAMMAR_FILES = sorted((CORPORA / "grammars").glob("*.gbnf"))
+INTEGRATION = json.loads((CORPORA / "gbnf-integration.json").read_text())
+BENCH_SCHEMAS = sorted((CORPORA / "jsonschemabench").glob("*/*.json"))
+
+Outcome = tuple[object, ...]
+
+
+def _python_outcome(text: str, root: str) -> Outcome | None:
+    """The Python path's grammar as plain data, or None when it refuses the text."""
+    try:
+        g = Grammar._from_gbnf_python(text, root)
+    except GrammarError:
+        return None
+    return (g.names, g.rules, g.nullable, g.chains, g.generated, g.root_id)
+
+
+def _native_outcome(text: str, root: str) -> Outcome | None:
+    """The compiled builder's answer as the same plain data, or None when it gives up."""
+    assert CORE is not None
+    built = CORE.build_grammar(text, root)
+    if built is None:
+        return None
+    names, rules, nullable, chains, generated, root_id = built
+    return (
+        tuple(names),
+        tuple(rules),
+        tuple(nullable),
+        tuple(RepetitionChain(tuple(links), unit) for links, unit in chains),
+        frozenset(generated),
+        root_id,
+    )
+
+
+def _assert_same(text: str, root: str = "root", *, must_accept: bool = False) -> None:
+    python = _python_outcome(text, root)
+    native = _native_outcome(text, root)
+    assert native == python
+    if must_accept:
+        assert native is not None
+
+
+def _corpus_texts() -> list[str]:
+    texts = [c if isinstance(c, str) else c["grammar"] for cases in PARSER_CORPUS.values() for c in cases]
+    texts += [c["grammar"] for c in INTEGRATION if c.get("grammar")]
+    return texts + [p.read_text(encoding="utf-8") for p in GRAMMAR_FILES]
+
+
+def test_every_corpus_grammar_builds_the_same_or_is_left_to_the_python_path() -> None:
+    texts = _corpus_texts()
+    assert len(texts) > 60
+    accepted = 0
+    for text in texts:
+        python = _python_outcome(text, "root")
+        assert _native_outcome(text, "root") == python, text
+        accepted += python is not None
+    assert accepted > 30
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "lenient"])
+def test_converter_grammars_build_the_same(strict: bool) -> None:
+    """Every in-repo JSONSchemaBench schema's grammar (the converter's output) is built by the compiled path."""
+    built = 0
+    for path in BENCH_SCHEMAS[::3]:
+        try:
+            text = convert_json_schema(json.loads(path.read_text())["schema"], strict=strict).to_gbnf()
+        except SchemaError:
+            continue
+        _assert_same(text, must_accept=True)
+        built += 1
+    assert built > 40
+
+
+def test_errors_are_reported_by_the_python_path_with_their_place() -> None:
+    for text, fragment in [
+        ('root ::= "a" (\n', "unbalanced '('"),
+        ("root ::= x\n", "undefined rule 'x'"),
+        ('root ::= root "a"\n', "left recursion"),
+        ('root ::= "a" root\n', "can never finish"),
+        ('root ::= "a"{3,2}\n', "maximum below its minimum"),
+        ('root ::= ("a"{0,200}){0,200}\n', "nested bounded repetitions"),
+    ]:
+        assert CORE is not None and CORE.build_grammar(text, "root") is None
+        with pytest.raises(GrammarError, match=fragment.replace("(", r"\(")) as info:
+            Grammar.from_gbnf(text)
+        assert info.value.line >= 1
+
+
+def test_a_root_that_names_only_a_helper_rule_is_refused() -> None:
+    # "r_1" is the helper made for the group, but no rule of the text is called r_1.
+    _assert_same('r ::= ("a" | "b")\n', "r_1")
+    with pytest.raises(GrammarError, match="no rule named 'r_1'"):
+        Grammar.from_gbnf('r ::= ("a" | "b")\n', "r_1")
+
+
+def test_the_pure_python_switch_builds_the_same_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (GRAMMAR_FILES[0]).read_text(encoding="utf-8")
+    native = Grammar.from_gbnf(text)
+    monkeypatch.setenv(PURE_PYTHON_VARIABLE, "1")
+    python = Grammar.from_gbnf(text)
+    assert (native.names, native.rules, native.nullable, native.chains) == (
+        python.names,
+        python.rules,
+        python.nullable,
+        python.chains,
+    )
+
+
+_ATOMS = ['"a"', '"b\\n"', '"\\x41"', "[a-c]", "[^a]", ".", "[\\]-]", "<[1]>", "!<[2]>", '""', "r0", "r1", "r2", "x"]
+_SUFFIXES = ["", "", "*", "+", "?", "{2}", "{0,3}", "{1,}", "{0,40}", "{3,1}", "{ 2 , 4 }", "{,2}"]
+_SPACES = [" ", "  ", "\t", " # note\n  ", "\n "]
+
+
+@st.composite
+def _grammar_texts(draw: st.DrawFn) -> str:
+    """Rules r0..r2 (and root) of atoms, groups, suffixes and spacing, with occasional breakage."""
+
+    def expression(depth: int) -> str:
+        alternatives = []
+        for _ in range(draw(st.integers(1, 3))):
+            items = []
+            for _ in range(draw(st.integers(1, 3))):
+                item = draw(st.sampled_from(_ATOMS))
+                if depth < 2 and draw(st.booleans()):
+                    item = "(" + expression(depth + 1) + ")"
+                items.append(item + draw(st.sampled_from(_SUFFIXES)))
+            alternatives.append(draw(st.sampled_from(_SPACES)).join(items))
+        return " | ".join(alternatives)
+
+    lines = ["root ::= " + expression(0)]
+    for index in range(draw(st.integers(0, 3))):
+        lines.append(f"r{index} ::= " + expression(0))
+    text = "\n".join(lines) + draw(st.sampled_from(["\n", "\r\n", ""]))
+    if draw(st.integers(0, 4)) == 0:  # a random cut or insertion: the error paths
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(["", "(", ")", "|", '"', "[", "::=", "\n", "{"])) + text[at + 1 :]
+    return text
+
+
+@settings(max_examples=200, deadline=None)
+@given(_grammar_texts(), st.sampled_from(["root", "root", "r0", "root_1"]))
+def test_generated_grammars_build_the_same(text: str, root: str) -> None:
+    """Law: for any text (valid or not) the compiled builder gives the Python path's grammar or gives up."""
+    _assert_same(text, root)
+
+
+def test_mutated_corpus_grammars_build_the_same() -> None:
+    """The fuzz campaign's mutations (scripts/_fuzz_targets.py) of the corpus grammars, a fixed sample."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    try:
+        from _fuzz_targets import mutate_gbnf, structured_grammar
+    finally:
+        sys.path.pop(0)
+    rng = random.Random(12)
+    texts = _corpus_texts()
+    for _ in range(600):
+        text = structured_grammar(rng) if rng.random() < 0.3 else mutate_gbnf(rng, rng.choice(texts))
+        if len(text) <= 20_000:
+            _assert_same(text)

@@ -42,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gbnf_backend import order_like_schema
 from gbnf_backend.errors import GrammarError, SchemaError
-from gbnf_backend.grammar import Grammar
 from gbnf_backend.schema.json_schema import convert_json_schema
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,7 +76,7 @@ class PegchatEngine:
     def __call__(self, schema: Any) -> Matcher | None:
         try:
             result = convert_json_schema(schema, strict=self.strict, resolver=self.resolver)
-            grammar = Grammar.from_gbnf(result.to_gbnf())
+            grammar = result.to_grammar()
         except (SchemaError, GrammarError):
             return None
         if not self.strict:
@@ -318,7 +317,7 @@ def max_length_compile_ms(n: int = 65535, runs: int = 5, clock: Callable[[], flo
     times = []
     for _ in range(runs):
         t0 = clock()
-        Grammar.from_gbnf(convert_json_schema({"type": "string", "maxLength": n}).to_gbnf())
+        convert_json_schema({"type": "string", "maxLength": n}).to_grammar()
         times.append((clock() - t0) * 1000)
     return statistics.median(times)
 

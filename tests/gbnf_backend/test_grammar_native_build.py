@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gbnf_backend import Grammar, GrammarError, SchemaError
 from gbnf_backend._elements import RepetitionChain
 from gbnf_backend.engine._native import PURE_PYTHON_VARIABLE, load_core
+from gbnf_backend.schema import json_schema
 from gbnf_backend.schema.json_schema import convert_json_schema
 from tests.corpora import CORPORA
 
@@ -184,3 +185,51 @@ def test_mutated_corpus_grammars_build_the_same() -> None:
         text = structured_grammar(rng) if rng.random() < 0.3 else mutate_gbnf(rng, rng.choice(texts))
         if len(text) <= 20_000:
             _assert_same(text)
+
+
+def _reachable_both_ways(rules: dict[str, str], root: str) -> None:
+    assert json_schema._reachable(rules, root) == json_schema._reachable_python(rules, root)
+
+
+_BODY_PIECES = ["a", "b-1", "c--d", "12", "e_f", '"a"', '"\\"b-1\\""', "[a-c]", "[\\]a]", '"x\\\nroot"', "(", "|"]
+_BODY_PIECES += ['"unclosed', "[unclosed", "c--d{2,3}", "a*", "é"]
+
+
+def test_converter_rule_tables_are_pruned_the_same() -> None:
+    """The compiled reference scan keeps exactly the rules the Python scan keeps (converter tables, unpruned)."""
+    tables = []
+    original = json_schema._reachable
+
+    def capture(rules: dict[str, str], root: str) -> dict[str, str]:
+        tables.append((dict(rules), root))
+        return original(rules, root)
+
+    json_schema._reachable = capture  # type: ignore[assignment]
+    try:
+        for path in BENCH_SCHEMAS[::5]:
+            try:
+                convert_json_schema(json.loads(path.read_text())["schema"], strict=False)
+            except SchemaError:
+                continue
+    finally:
+        json_schema._reachable = original  # type: ignore[assignment]
+    assert len(tables) > 30
+    assert any(len(json_schema._reachable(r, root)) < len(r) for r, root in tables)  # some helpers end up unused
+    for rules, root in tables:
+        _reachable_both_ways(rules, root)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["root", "a", "b-1", "c--d", "12", "e_f", "é"]),
+        st.lists(
+            st.sampled_from(_BODY_PIECES),
+            max_size=6,
+        ).map(" ".join),
+        min_size=1,
+    )
+)
+def test_reference_scans_agree(rules: dict[str, str]) -> None:
+    """Law: on any table, even with unclosed literals and escaped line breaks, both scans keep the same rules."""
+    _reachable_both_ways(rules, next(iter(rules)))

@@ -175,7 +175,7 @@ nb::object build_grammar(const nb::str& text, const std::string& root) {
         }
     } release{cache};
     nb::list names, rules, nullable, chains, generated;
-    for (const auto& name : built.names) names.append(nb::str(name.data(), name.size()));
+    for (std::string_view name : built.names) names.append(nb::str(name.data(), name.size()));
     for (const auto& rule : built.rules) rules.append(nb::steal(element_tuple(rule, cache)));
     for (uint8_t flag : built.nullable) nullable.append(nb::bool_(flag != 0));
     for (const auto& [links, unit] : built.chains) {
@@ -330,6 +330,17 @@ NB_MODULE(_core, m) {
     m.def("build_grammar", &build_grammar, nb::arg("text"), nb::arg("root"),
           "Parse and check GBNF text: (names, rules, nullable, chains, generated, root id), or None when the Python "
           "parser must run (it reports the error).");
+
+    m.def(
+        "reachable_rules",
+        [](const std::vector<std::string>& names, const std::vector<std::string>& bodies, size_t root) {
+            if (names.size() != bodies.size() || root >= names.size())
+                throw InputError("names and bodies differ in length, or root is out of range");
+            std::vector<uint8_t> seen = gbnf_build::reachable_rules(names, bodies, root);
+            return std::vector<bool>(seen.begin(), seen.end());
+        },
+        nb::arg("names"), nb::arg("bodies"), nb::arg("root"),
+        "Per rule, whether rule `root` reaches it through the names its GBNF body uses.");
 
     m.def(
         "compile_rules",

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -32,7 +34,11 @@ using Element = std::pair<int32_t, int32_t>;
 struct GiveUp {};  // any error: the Python path reports it
 
 struct Built {
-    std::vector<std::string> names;             // by symbol id
+    // Storage of the names: the text with every character outside ASCII replaced (names are ASCII), and the
+    // helper names. A Built is filled in place and never moved (the views point into these).
+    std::string narrow;
+    std::deque<std::string> helper_names;
+    std::vector<std::string_view> names;        // by symbol id
     std::vector<std::vector<Element>> rules;    // by symbol id, each ending with END
     std::vector<uint8_t> nullable;              // by symbol id
     std::vector<std::pair<std::vector<int32_t>, std::vector<Element>>> chains;  // (outermost link first, unit)
@@ -46,9 +52,11 @@ inline bool is_name_char(uint32_t c) {
 
 class Parser {
    public:
-    Parser(const uint32_t* text, size_t n) : t_(text), n_(n) {}
+    Parser(const uint32_t* text, size_t n, Built& out) : t_(text), n_(n), out_(out) {}
 
-    Built run(const std::string& root_name) {
+    void run(const std::string& root_name) {
+        out_.narrow.resize(n_);
+        for (size_t i = 0; i < n_; ++i) out_.narrow[i] = t_[i] < 0x80 ? static_cast<char>(t_[i]) : '\x01';
         collect_reserved();
         size_t pos = skip_space(0, true);
         while (pos < n_) pos = parse_rule(pos);
@@ -58,7 +66,6 @@ class Parser {
         for (size_t sid = 0; sid < out_.rules.size(); ++sid)
             if (!defined_[sid]) throw GiveUp{};  // an undefined rule
         out_.generated.assign(generated_.begin(), generated_.end());
-        return std::move(out_);
     }
 
    private:
@@ -80,9 +87,9 @@ class Parser {
 
     const uint32_t* t_;
     size_t n_;
-    Built out_;
-    std::unordered_map<std::string, int32_t> ids_;
-    std::unordered_set<std::string> reserved_;
+    Built& out_;
+    std::unordered_map<std::string_view, int32_t> ids_;
+    std::unordered_set<std::string_view> reserved_;
     std::vector<uint8_t> defined_;  // by symbol id: its body was read (or it is a helper rule)
     std::vector<uint8_t> heads_;    // by symbol id: a rule written in the text (not a helper)
     std::vector<int32_t> generated_;
@@ -101,17 +108,12 @@ class Parser {
             }
             size_t j = i;
             while (j < n_ && is_name_char(t_[j])) ++j;
-            reserved_.insert(ascii(i, j));
+            reserved_.insert(view(i, j));
             i = j;
         }
     }
 
-    std::string ascii(size_t from, size_t to) const {
-        std::string s;
-        s.reserve(to - from);
-        for (size_t k = from; k < to; ++k) s.push_back(static_cast<char>(t_[k]));
-        return s;
-    }
+    std::string_view view(size_t from, size_t to) const { return std::string_view(out_.narrow).substr(from, to - from); }
 
     size_t skip_space(size_t pos, bool newline_ok) const {
         while (pos < n_) {
@@ -132,28 +134,33 @@ class Parser {
         return pos;
     }
 
-    int32_t new_symbol(std::string name) {
+    int32_t new_symbol(std::string_view name) {
         auto sid = static_cast<int32_t>(out_.names.size());
         ids_.emplace(name, sid);
-        out_.names.push_back(std::move(name));
+        out_.names.push_back(name);
         out_.rules.emplace_back();
         defined_.push_back(0);
         heads_.push_back(0);
         return sid;
     }
 
-    int32_t symbol_id(const std::string& name) {
+    int32_t symbol_id(std::string_view name) {
         auto it = ids_.find(name);
         return it != ids_.end() ? it->second : new_symbol(name);
     }
 
-    bool taken(const std::string& name) const { return ids_.count(name) != 0 || reserved_.count(name) != 0; }
+    bool taken(std::string_view name) const { return ids_.count(name) != 0 || reserved_.count(name) != 0; }
 
-    int32_t generate_symbol(const std::string& base) {
-        auto sid = static_cast<int32_t>(out_.names.size());
-        std::string name = base + "_" + std::to_string(sid);
-        while (taken(name)) name = base + "_" + std::to_string(sid) + "_" + std::to_string(++counter_);
-        int32_t got = new_symbol(std::move(name));
+    // A new helper name `base_sid` (with a counter suffix while taken), stored in out_.helper_names.
+    std::string_view helper_name(std::string_view base, int32_t sid) {
+        std::string name = std::string(base) + "_" + std::to_string(sid);
+        while (taken(name)) name = std::string(base) + "_" + std::to_string(sid) + "_" + std::to_string(++counter_);
+        out_.helper_names.push_back(std::move(name));
+        return out_.helper_names.back();
+    }
+
+    int32_t generate_symbol(std::string_view base) {
+        int32_t got = new_symbol(helper_name(base, static_cast<int32_t>(out_.names.size())));
         generated_.push_back(got);
         return got;
     }
@@ -206,7 +213,7 @@ class Parser {
     size_t parse_rule(size_t pos) {
         size_t end_of_name = name_end(pos);
         if (end_of_name == pos) throw GiveUp{};
-        std::string name = ascii(pos, end_of_name);
+        std::string_view name = view(pos, end_of_name);
         int32_t sid = symbol_id(name);
         if (heads_[sid]) throw GiveUp{};  // defined twice
         heads_[sid] = 1;
@@ -223,7 +230,7 @@ class Parser {
         return skip_space(end, true);
     }
 
-    size_t parse_alternates(size_t pos, const std::string& rule_name, int32_t sid) {
+    size_t parse_alternates(size_t pos, std::string_view rule_name, int32_t sid) {
         std::vector<Frame> frames;
         frames.emplace_back(sid, false);
         while (true) {
@@ -260,7 +267,7 @@ class Parser {
     }
 
     // One alternative (or the rest of one) into `frame`; sets group_at at an opening parenthesis.
-    size_t parse_sequence(size_t pos, const std::string& rule_name, Frame& frame, size_t& group_at) {
+    size_t parse_sequence(size_t pos, std::string_view rule_name, Frame& frame, size_t& group_at) {
         const bool nested = frame.nested;
         auto& elements = frame.elements;
         size_t last_start = frame.last_start;
@@ -270,7 +277,7 @@ class Parser {
             uint32_t c = t_[pos];
             if (is_name_char(c)) {
                 size_t end = name_end(pos);
-                int32_t ref = symbol_id(ascii(pos, end));
+                int32_t ref = symbol_id(view(pos, end));
                 last_start = elements.size();
                 elements.emplace_back(RULE_REF, ref);
                 last_weight = 1;
@@ -376,7 +383,7 @@ class Parser {
 
     // Expand a repetition of elements[last_start:] in place (llama.cpp's expansion); return the item's weight.
     int64_t repeat(std::vector<Element>& elements, size_t last_start, int64_t low, int64_t high,
-                   const std::string& rule_name, int64_t unit_weight) {
+                   std::string_view rule_name, int64_t unit_weight) {
         if (last_start == elements.size()) throw GiveUp{};
         std::vector<Element> unit(elements.begin() + static_cast<std::ptrdiff_t>(last_start), elements.end());
         const int64_t weight = unit_weight * (high > 1 ? high : 1);
@@ -395,9 +402,7 @@ class Parser {
         const auto first = static_cast<int32_t>(out_.names.size());
         const auto stop = static_cast<int32_t>(first + optional_count);
         for (int32_t sid = first; sid < stop; ++sid) {
-            std::string name = rule_name + "_" + std::to_string(sid);
-            while (taken(name)) name = rule_name + "_" + std::to_string(sid) + "_" + std::to_string(++counter_);
-            new_symbol(std::move(name));
+            new_symbol(helper_name(rule_name, sid));
             generated_.push_back(sid);
             defined_[sid] = 1;
             std::vector<Element> link(unit);
@@ -420,74 +425,84 @@ class Parser {
 
 // ---- the checks of gbnf_backend._analysis.check_grammar --------------------------------------------------------
 
-struct Alternative {
-    int32_t owner;
-    std::vector<int32_t> refs;  // every reference, with repeats
-    size_t lead;                // how many of refs come before the first terminal
-    bool terminal;              // has a terminal
+// Every alternative of every rule (but the inner links of chains), reduced to what the checks need; the references
+// of alternative i are refs[begin[i] .. begin[i + 1]).
+struct Alternatives {
+    std::vector<int32_t> owner;
+    std::vector<size_t> begin;     // one more entry than alternatives
+    std::vector<size_t> lead;      // how many references come before the first terminal
+    std::vector<uint8_t> terminal;  // has a terminal
+    std::vector<int32_t> refs;
+    size_t size() const { return owner.size(); }
 };
 
-inline std::vector<Alternative> split_all(const Built& g, const std::vector<uint8_t>& skip) {
-    std::vector<Alternative> alts;
+inline Alternatives split_all(const Built& g, const std::vector<uint8_t>& skip) {
+    Alternatives a;
+    a.begin.push_back(0);
     for (size_t sid = 0; sid < g.rules.size(); ++sid) {
         if (skip[sid]) continue;
-        Alternative alt{static_cast<int32_t>(sid), {}, 0, false};
+        size_t lead = 0;
+        bool terminal = false;
         for (const auto& [kind, value] : g.rules[sid]) {
             if (kind == RULE_REF) {
-                alt.refs.push_back(value);
-                if (!alt.terminal) alt.lead = alt.refs.size();
+                a.refs.push_back(value);
+                if (!terminal) ++lead;
             } else if (kind == ALT || kind == END) {
-                alts.push_back(std::move(alt));
+                a.owner.push_back(static_cast<int32_t>(sid));
+                a.lead.push_back(lead);
+                a.terminal.push_back(terminal ? 1 : 0);
+                a.begin.push_back(a.refs.size());
                 if (kind == END) break;
-                alt = Alternative{static_cast<int32_t>(sid), {}, 0, false};
+                lead = 0;
+                terminal = false;
             } else {
-                alt.terminal = true;
+                terminal = true;
             }
         }
     }
-    return alts;
+    return a;
 }
 
 // Least fixed point: a rule holds when one alternative has only holding references (and, unless
-// ignore_terminals, no terminal).
-inline std::vector<uint8_t> closure(size_t n, const std::vector<Alternative>& alts,
-                                    const std::vector<std::vector<int32_t>>& users, bool ignore_terminals,
+// ignore_terminals, no terminal). users: per rule, the alternatives referring to it (CSR: user_begin/user_list).
+inline std::vector<uint8_t> closure(const Alternatives& a, const std::vector<size_t>& user_begin,
+                                    const std::vector<int32_t>& user_list, bool ignore_terminals,
                                     const std::vector<uint8_t>& given) {
     std::vector<uint8_t> holds(given);
-    std::vector<int64_t> pending(alts.size());
+    std::vector<int64_t> pending(a.size());
     std::vector<int32_t> todo;
-    for (size_t i = 0; i < alts.size(); ++i) {
-        pending[i] = ignore_terminals || !alts[i].terminal ? static_cast<int64_t>(alts[i].refs.size()) : -1;
-        if (pending[i] == 0 && !holds[alts[i].owner]) {
-            holds[alts[i].owner] = 1;
-            todo.push_back(alts[i].owner);
+    for (size_t i = 0; i < a.size(); ++i) {
+        pending[i] = ignore_terminals || !a.terminal[i] ? static_cast<int64_t>(a.begin[i + 1] - a.begin[i]) : -1;
+        if (pending[i] == 0 && !holds[a.owner[i]]) {
+            holds[a.owner[i]] = 1;
+            todo.push_back(a.owner[i]);
         }
     }
     while (!todo.empty()) {
         int32_t sid = todo.back();
         todo.pop_back();
-        for (int32_t index : users[sid]) {
-            if (--pending[index] == 0 && !holds[alts[index].owner]) {
-                holds[alts[index].owner] = 1;
-                todo.push_back(alts[index].owner);
+        for (size_t k = user_begin[sid]; k < user_begin[sid + 1]; ++k) {
+            int32_t index = user_list[k];
+            if (--pending[index] == 0 && !holds[a.owner[index]]) {
+                holds[a.owner[index]] = 1;
+                todo.push_back(a.owner[index]);
             }
         }
     }
-    (void)n;
     return holds;
 }
 
 // Whether some cycle of leftmost references has a non-tail edge (left recursion): Tarjan's SCCs, then any
 // non-tail edge inside one component.
-inline bool left_recursive(size_t n, const std::vector<Alternative>& alts, const std::vector<uint8_t>& nullable) {
+inline bool left_recursive(size_t n, const Alternatives& a, const std::vector<uint8_t>& nullable) {
     std::vector<std::vector<std::pair<int32_t, bool>>> edges(n);
-    for (const auto& alt : alts) {
-        if (alt.lead == 0) continue;
-        const bool whole = !alt.terminal;
-        const size_t last = whole ? alt.lead - 1 : SIZE_MAX;
-        for (size_t i = 0; i < alt.lead; ++i) {
-            int32_t value = alt.refs[i];
-            edges[alt.owner].emplace_back(value, i == last);
+    for (size_t k = 0; k < a.size(); ++k) {
+        const size_t lead = a.lead[k];
+        if (lead == 0) continue;
+        const size_t last = a.terminal[k] ? SIZE_MAX : lead - 1;
+        for (size_t i = 0; i < lead; ++i) {
+            int32_t value = a.refs[a.begin[k] + i];
+            edges[a.owner[k]].emplace_back(value, i == last);
             if (!nullable[value]) break;
         }
     }
@@ -503,9 +518,11 @@ inline bool left_recursive(size_t n, const std::vector<Alternative>& alts, const
         stack.push_back(static_cast<int32_t>(start));
         on_stack[start] = 1;
         while (!work.empty()) {
-            auto& [node, i] = work.back();
+            const int32_t node = work.back().first;
+            const size_t i = work.back().second;
             if (i < edges[node].size()) {
-                int32_t succ = edges[node][i++].first;
+                work.back().second = i + 1;
+                int32_t succ = edges[node][i].first;
                 if (index[succ] == -1) {
                     index[succ] = low[succ] = counter++;
                     stack.push_back(succ);
@@ -516,16 +533,15 @@ inline bool left_recursive(size_t n, const std::vector<Alternative>& alts, const
                 }
                 continue;
             }
-            int32_t done = node;
             work.pop_back();
-            if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
-            if (low[done] == index[done]) {
+            if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[node]);
+            if (low[node] == index[node]) {
                 while (true) {
                     int32_t member = stack.back();
                     stack.pop_back();
                     on_stack[member] = 0;
                     component[member] = components;
-                    if (member == done) break;
+                    if (member == node) break;
                 }
                 ++components;
             }
@@ -544,16 +560,23 @@ inline void check(Built& g) {
     std::vector<uint8_t> inner(n, 0);
     for (const auto& chain : g.chains)
         for (size_t k = 1; k < chain.first.size(); ++k) inner[chain.first[k]] = 1;
-    std::vector<Alternative> alts = split_all(g, inner);
-    std::vector<std::vector<int32_t>> users(n);
-    for (size_t i = 0; i < alts.size(); ++i)
-        for (int32_t ref : alts[i].refs) users[ref].push_back(static_cast<int32_t>(i));
-    std::vector<uint8_t> nullable = closure(n, alts, users, false, inner);
-    if (left_recursive(n, alts, nullable)) throw GiveUp{};
-    std::vector<uint8_t> productive = closure(n, alts, users, true, inner);
-    std::vector<std::vector<int32_t>> successors(n);
-    for (const auto& alt : alts)
-        successors[alt.owner].insert(successors[alt.owner].end(), alt.refs.begin(), alt.refs.end());
+    const Alternatives a = split_all(g, inner);
+    std::vector<size_t> user_begin(n + 1, 0);
+    for (int32_t ref : a.refs) ++user_begin[ref + 1];
+    for (size_t sid = 0; sid < n; ++sid) user_begin[sid + 1] += user_begin[sid];
+    std::vector<int32_t> user_list(a.refs.size());
+    {
+        std::vector<size_t> fill(user_begin.begin(), user_begin.end() - 1);
+        for (size_t k = 0; k < a.size(); ++k)
+            for (size_t r = a.begin[k]; r < a.begin[k + 1]; ++r) user_list[fill[a.refs[r]]++] = static_cast<int32_t>(k);
+    }
+    std::vector<uint8_t> nullable = closure(a, user_begin, user_list, false, inner);
+    if (left_recursive(n, a, nullable)) throw GiveUp{};
+    std::vector<uint8_t> productive = closure(a, user_begin, user_list, true, inner);
+    // Reachable rules (through the alternatives kept above) must all be able to finish.
+    std::vector<size_t> alt_begin(n + 1, 0);  // alternatives of a rule are consecutive: their range by owner
+    for (size_t k = 0; k < a.size(); ++k) ++alt_begin[a.owner[k] + 1];
+    for (size_t sid = 0; sid < n; ++sid) alt_begin[sid + 1] += alt_begin[sid];
     std::vector<uint8_t> seen(n, 0);
     std::vector<int32_t> todo{g.root};
     seen[g.root] = 1;
@@ -561,11 +584,13 @@ inline void check(Built& g) {
         int32_t sid = todo.back();
         todo.pop_back();
         if (!productive[sid]) throw GiveUp{};
-        for (int32_t next : successors[sid])
+        for (size_t r = a.begin[alt_begin[sid]]; r < a.begin[alt_begin[sid + 1]]; ++r) {
+            int32_t next = a.refs[r];
             if (!seen[next]) {
                 seen[next] = 1;
                 todo.push_back(next);
             }
+        }
     }
     g.nullable = std::move(nullable);
 }
@@ -573,13 +598,77 @@ inline void check(Built& g) {
 // Parse and check `text` (code points); false when the Python path must run (it reports the error).
 inline bool build(const uint32_t* text, size_t n, const std::string& root, Built& out) {
     try {
-        Parser parser(text, n);
-        out = parser.run(root);
+        Parser parser(text, n, out);
+        parser.run(root);
         check(out);
         return true;
     } catch (const GiveUp&) {
         return false;
     }
+}
+
+// ---- the rules a converter's rule table reaches (gbnf_backend.schema.json_schema._reachable) ------------------
+
+// Whether c may be part of a rule name as the converter's reference scan reads them ([a-zA-Z0-9-], no '_').
+inline bool is_reference_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+// The end of the literal (close = '"') or class (close = ']') opening at `pos`, or 0 when it does not close the
+// way the Python scan's regular expression requires (a backslash escapes any character but a line break).
+inline size_t quoted_end(const std::string& body, size_t pos, char close) {
+    for (size_t i = pos + 1; i < body.size();) {
+        char c = body[i];
+        if (c == close) return i + 1;
+        if (c == '\\') {
+            if (i + 1 >= body.size() || body[i + 1] == '\n') return 0;
+            i += 2;
+        } else {
+            ++i;
+        }
+    }
+    return 0;
+}
+
+// Per rule, whether the rule `root` reaches it through the names its body uses (literals and classes skipped, as
+// json_schema._references reads a body; words made only of digits are repetition bounds). O(total body size).
+inline std::vector<uint8_t> reachable_rules(const std::vector<std::string>& names,
+                                            const std::vector<std::string>& bodies, size_t root) {
+    std::unordered_map<std::string_view, size_t> index;
+    for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
+    std::vector<uint8_t> seen(names.size(), 0);
+    std::vector<size_t> todo{root};
+    seen[root] = 1;
+    while (!todo.empty()) {
+        const std::string& body = bodies[todo.back()];
+        todo.pop_back();
+        size_t pos = 0;
+        while (pos < body.size()) {
+            char c = body[pos];
+            if (c == '"' || c == '[') {
+                size_t end = quoted_end(body, pos, c == '"' ? '"' : ']');
+                pos = end ? end : pos + 1;
+            } else if (is_reference_char(c)) {
+                size_t end = pos;
+                bool digits = true;
+                while (end < body.size() && is_reference_char(body[end])) {
+                    digits = digits && body[end] >= '0' && body[end] <= '9';
+                    ++end;
+                }
+                if (!digits) {
+                    auto hit = index.find(std::string_view(body).substr(pos, end - pos));
+                    if (hit != index.end() && !seen[hit->second]) {
+                        seen[hit->second] = 1;
+                        todo.push_back(hit->second);
+                    }
+                }
+                pos = end;
+            } else {
+                ++pos;
+            }
+        }
+    }
+    return seen;
 }
 
 }  // namespace gbnf_build

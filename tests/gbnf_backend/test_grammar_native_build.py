@@ -1,8 +1,9 @@
-"""The compiled GBNF builder (``engine/_native/gbnf_build.hpp``) against the Python parser and checks (the oracle).
+"""The compiled grammar builder (``engine/_native/gbnf_build.hpp``) against the Python code it replaces (the oracle).
 
 ``Grammar.from_gbnf`` takes the compiled path when the core is built: it must build exactly the rules, names, ids,
 nullable flags, repetition chains and helper set the Python path builds, and give up (``None``) on every text the
-Python path refuses, so that the Python path reports the error with its message and place.
+Python path refuses, so that the Python path reports the error with its message and place. The JSON Schema
+converter's unused-rule pruning and key-automaton subset construction must likewise equal their Python versions.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -19,8 +21,10 @@ from hypothesis import strategies as st
 from gbnf_backend import Grammar, GrammarError, SchemaError
 from gbnf_backend._elements import RepetitionChain
 from gbnf_backend.engine._native import PURE_PYTHON_VARIABLE, load_core
+from gbnf_backend.schema import _keys as keys_module
 from gbnf_backend.schema import json_schema
 from gbnf_backend.schema.json_schema import convert_json_schema
+from gbnf_backend.schema.regex_gbnf import RegexError
 from tests.corpora import CORPORA
 
 CORE = load_core()
@@ -233,3 +237,60 @@ def test_converter_rule_tables_are_pruned_the_same() -> None:
 def test_reference_scans_agree(rules: dict[str, str]) -> None:
     """Law: on any table, even with unclosed literals and escaped line breaks, both scans keep the same rules."""
     _reachable_both_ways(rules, next(iter(rules)))
+
+
+def _dfa_both_ways(patterns: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> None:
+    def build(determinize: object) -> object:
+        saved = keys_module._determinize
+        keys_module._determinize = determinize  # type: ignore[assignment]
+        try:
+            return keys_module._build(patterns, names)
+        except (keys_module.KeyDfaTooLarge, RegexError) as exc:
+            return type(exc)
+        finally:
+            keys_module._determinize = saved  # type: ignore[assignment]
+
+    assert build(keys_module._determinize) == build(keys_module._determinize_python)
+
+
+def test_key_automata_of_the_corpus_are_determinised_the_same() -> None:
+    """The compiled subset construction gives the Python one's DFA (states, numbering, rows, accepting sets) for
+    every key automaton the in-repo JSONSchemaBench sample asks for."""
+    asked: list[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+    original = keys_module._build
+
+    def spy(patterns: Sequence[str], names: Sequence[Sequence[str]]) -> keys_module.KeyDfa:
+        asked.append((tuple(patterns), tuple(tuple(group) for group in names)))
+        return original(patterns, names)
+
+    keys_module._build = spy  # type: ignore[assignment]
+    keys_module._build_cached.cache_clear()
+    try:
+        for path in BENCH_SCHEMAS:
+            try:
+                convert_json_schema(json.loads(path.read_text())["schema"], strict=False)
+            except SchemaError:
+                continue
+    finally:
+        keys_module._build = original  # type: ignore[assignment]
+    assert len(asked) > 10
+    for patterns, names in asked:
+        _dfa_both_ways(patterns, names)
+
+
+_PATTERN_PIECES = ["a", "b", "[a-c]", "[^b]", ".", "\\d", "(a|bc)", "x{2,3}", "y*", "z+", "é", "\\u00e9", "_", "-"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.booleans(), st.lists(st.sampled_from(_PATTERN_PIECES), max_size=5), st.booleans()).map(
+            lambda p: ("^" if p[0] else "") + "".join(p[1]) + ("$" if p[2] else "")
+        ),
+        max_size=3,
+    ),
+    st.lists(st.lists(st.text(alphabet="abcé_-", max_size=4), max_size=4), max_size=2),
+)
+def test_generated_key_automata_are_determinised_the_same(patterns: list[str], names: list[list[str]]) -> None:
+    """Law: for any patterns and name sets, both subset constructions give the same DFA (or both are too large)."""
+    _dfa_both_ways(tuple(patterns), tuple(tuple(group) for group in names))

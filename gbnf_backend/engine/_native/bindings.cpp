@@ -332,6 +332,45 @@ NB_MODULE(_core, m) {
           "parser must run (it reports the error).");
 
     m.def(
+        "determinize",
+        [](const std::vector<std::vector<int32_t>>& eps,
+           const std::vector<std::vector<std::tuple<uint32_t, uint32_t, int32_t>>>& edges,
+           const std::vector<int32_t>& final_component, size_t max_states) -> nb::object {
+            const size_t n = eps.size();
+            if (n == 0 || edges.size() != n || final_component.size() != n)
+                throw InputError("eps, edges and final_component must describe the same non-empty NFA");
+            for (size_t s = 0; s < n; ++s) {
+                for (int32_t t : eps[s])
+                    if (t < 0 || static_cast<size_t>(t) >= n) throw InputError("epsilon target out of range");
+                for (const auto& [lo, hi, t] : edges[s])
+                    if (t < 0 || static_cast<size_t>(t) >= n || lo > hi || hi > MAX_CODE_POINT)
+                        throw InputError("edge out of range");
+            }
+            std::vector<gbnf_build::DfaRow> rows;
+            std::vector<std::vector<int32_t>> states;
+            if (!gbnf_build::determinize(eps, edges, max_states, rows, states)) return nb::none();
+            nb::list py_rows, accepts;
+            for (const auto& row : rows) {
+                nb::list py_row;
+                for (const auto& [ranges, target] : row) {
+                    nb::list py_ranges;
+                    for (const auto& [lo, hi] : ranges) py_ranges.append(nb::make_tuple(lo, hi));
+                    py_row.append(nb::make_tuple(nb::tuple(py_ranges), target));
+                }
+                py_rows.append(nb::tuple(py_row));
+            }
+            for (const auto& members : states) {
+                nb::list components;
+                for (int32_t s : members)
+                    if (final_component[s] >= 0) components.append(final_component[s]);
+                accepts.append(components);
+            }
+            return nb::make_tuple(py_rows, accepts);
+        },
+        nb::arg("eps"), nb::arg("edges"), nb::arg("final_component"), nb::arg("max_states"),
+        "Subset construction of a key NFA: (rows, accepting components per state), or None beyond max_states.");
+
+    m.def(
         "reachable_rules",
         [](const std::vector<std::string>& names, const std::vector<std::string>& bodies, size_t root) {
             if (names.size() != bodies.size() || root >= names.size())

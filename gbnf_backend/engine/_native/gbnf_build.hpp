@@ -9,8 +9,10 @@
 // rules where it accepts (tests/gbnf_backend/test_grammar_native_build.py compares the two on every corpus).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <tuple>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -669,6 +671,99 @@ inline std::vector<uint8_t> reachable_rules(const std::vector<std::string>& name
         }
     }
     return seen;
+}
+
+// ---- subset construction of key automata (gbnf_backend.schema._keys._determinize) ------------------------------
+
+using Range = std::pair<uint32_t, uint32_t>;
+using DfaRow = std::vector<std::pair<std::vector<Range>, int32_t>>;  // (characters, target) in row order
+
+inline std::vector<int32_t> eps_closure(const std::vector<std::vector<int32_t>>& eps, std::vector<int32_t> states,
+                                        std::vector<uint8_t>& mark) {
+    std::vector<int32_t> todo(states);
+    for (int32_t s : states) mark[s] = 1;
+    while (!todo.empty()) {
+        int32_t s = todo.back();
+        todo.pop_back();
+        for (int32_t next : eps[s])
+            if (!mark[next]) {
+                mark[next] = 1;
+                states.push_back(next);
+                todo.push_back(next);
+            }
+    }
+    for (int32_t s : states) mark[s] = 0;
+    std::sort(states.begin(), states.end());
+    return states;
+}
+
+// The DFA of an NFA over code points, exactly as the Python construction numbers and orders it: states in order of
+// discovery from closure({0}); per state, the elementary intervals between the edges' range ends, grouped by the set
+// of NFA targets (groups in order of their first interval, adjacent intervals merged), one transition per group.
+// Returns false when a state would be the (max_states + 1)-th. edges: per NFA state, (lo, hi, target) per range.
+inline bool determinize(const std::vector<std::vector<int32_t>>& eps,
+                        const std::vector<std::vector<std::tuple<uint32_t, uint32_t, int32_t>>>& edges,
+                        size_t max_states, std::vector<DfaRow>& rows, std::vector<std::vector<int32_t>>& states) {
+    const uint32_t end_of_code_points = MAX_CODE_POINT + 1;
+    std::vector<uint8_t> mark(eps.size(), 0);
+    std::unordered_map<std::vector<int32_t>, int32_t, VectorHash> index;
+    states.push_back(eps_closure(eps, {0}, mark));
+    index.emplace(states.back(), 0);
+    std::vector<uint32_t> bounds;
+    std::vector<std::vector<int32_t>> reached;
+    for (size_t k = 0; k < states.size(); ++k) {
+        bounds.assign(1, 0);
+        for (int32_t s : states[k])
+            for (const auto& [lo, hi, t] : edges[s]) {
+                bounds.push_back(lo);
+                bounds.push_back(hi + 1);
+            }
+        std::sort(bounds.begin(), bounds.end());
+        bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+        if (bounds.back() != end_of_code_points) bounds.push_back(end_of_code_points);
+        const size_t intervals = bounds.size() - 1;
+        reached.assign(intervals, {});
+        for (int32_t s : states[k])
+            for (const auto& [lo, hi, t] : edges[s]) {
+                size_t from = std::lower_bound(bounds.begin(), bounds.end(), lo) - bounds.begin();
+                size_t to = std::lower_bound(bounds.begin(), bounds.end(), hi + 1) - bounds.begin();
+                for (size_t i = from; i < to; ++i) reached[i].push_back(t);
+            }
+        std::vector<std::vector<int32_t>> group_keys;
+        std::vector<std::vector<Range>> group_ranges;
+        std::unordered_map<std::vector<int32_t>, size_t, VectorHash> group_of;
+        for (size_t i = 0; i < intervals; ++i) {
+            auto& hit = reached[i];
+            std::sort(hit.begin(), hit.end());
+            hit.erase(std::unique(hit.begin(), hit.end()), hit.end());
+            auto [it, fresh] = group_of.emplace(hit, group_keys.size());
+            if (fresh) {
+                group_keys.push_back(hit);
+                group_ranges.emplace_back();
+            }
+            auto& ranges = group_ranges[it->second];
+            const uint32_t lo = bounds[i], hi = bounds[i + 1] - 1;
+            if (!ranges.empty() && ranges.back().second + 1 == lo) ranges.back().second = hi;
+            else ranges.emplace_back(lo, hi);
+        }
+        DfaRow row;
+        for (size_t g = 0; g < group_keys.size(); ++g) {
+            std::vector<int32_t> closed = eps_closure(eps, group_keys[g], mark);
+            auto found = index.find(closed);
+            int32_t target;
+            if (found == index.end()) {
+                if (states.size() >= max_states) return false;
+                target = static_cast<int32_t>(states.size());
+                index.emplace(closed, target);
+                states.push_back(std::move(closed));
+            } else {
+                target = found->second;
+            }
+            row.emplace_back(std::move(group_ranges[g]), target);
+        }
+        rows.push_back(std::move(row));
+    }
+    return true;
 }
 
 }  // namespace gbnf_build

@@ -9,10 +9,12 @@ converter's unused-rule pruning and key-automaton subset construction must likew
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -26,6 +28,7 @@ from gbnf_backend.schema import json_schema
 from gbnf_backend.schema.json_schema import convert_json_schema
 from gbnf_backend.schema.regex_gbnf import RegexError
 from tests.corpora import CORPORA
+from tests.gbnf_backend.test_json_schema_props import _wide_schemas
 
 CORE = load_core()
 pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built (pip install -e .)")
@@ -294,3 +297,51 @@ _PATTERN_PIECES = ["a", "b", "[a-c]", "[^b]", ".", "\\d", "(a|bc)", "x{2,3}", "y
 def test_generated_key_automata_are_determinised_the_same(patterns: list[str], names: list[list[str]]) -> None:
     """Law: for any patterns and name sets, both subset constructions give the same DFA (or both are too large)."""
     _dfa_both_ways(tuple(patterns), tuple(tuple(group) for group in names))
+
+
+def _conversion(schema: Any, strict: bool) -> tuple[object, ...]:
+    """Everything a conversion gives: the grammar text, warnings and built rules, or the error with its pointer."""
+    try:
+        result = convert_json_schema(schema, strict=strict)
+        grammar = result.to_grammar()
+    except (SchemaError, GrammarError) as exc:
+        return ("error", type(exc).__name__, str(exc))
+    return ("ok", result.to_gbnf(), result.warnings, grammar.names, grammar.rules, grammar.nullable, grammar.chains)
+
+
+def _without_core(schema: Any, strict: bool) -> tuple[object, ...]:
+    saved = os.environ.get(PURE_PYTHON_VARIABLE)
+    os.environ[PURE_PYTHON_VARIABLE] = "1"
+    try:
+        return _conversion(schema, strict)
+    finally:
+        if saved is None:
+            del os.environ[PURE_PYTHON_VARIABLE]
+        else:
+            os.environ[PURE_PYTHON_VARIABLE] = saved
+
+
+def test_corpus_schemas_convert_and_match_the_same_with_and_without_the_core() -> None:
+    """Every in-repo JSONSchemaBench schema: the same grammar text, warnings, rules and errors whether the compiled
+    core builds (key automata, pruning, parse, checks) or Python does; and its sample instances are accepted alike."""
+    compiled = 0
+    for path in BENCH_SCHEMAS:
+        entry = json.loads(path.read_text())
+        native = _conversion(entry["schema"], True)
+        assert native == _without_core(entry["schema"], True), path.name
+        if native[0] != "ok":
+            continue
+        compiled += 1
+        grammar = convert_json_schema(entry["schema"]).to_grammar()
+        oracle = Grammar._from_gbnf_python(grammar.text, "root")
+        for test in entry["tests"][:4]:
+            text = json.dumps(test["data"])
+            assert grammar.matches(text) == oracle.matches(text)
+    assert compiled > 150
+
+
+@settings(max_examples=60, deadline=None)
+@given(_wide_schemas, st.booleans())
+def test_generated_schemas_convert_the_same_with_and_without_the_core(schema: Any, strict: bool) -> None:
+    """Law: a generated schema (patterns, objects, combinators) converts to the same grammar either way."""
+    assert _conversion(schema, strict) == _without_core(schema, strict)

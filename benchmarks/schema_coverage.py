@@ -2,17 +2,17 @@
 
 Three measurements, printed as Markdown:
 
-1. **JSONSchemaBench** (``--corpus``, default the shared corpus, else the in-repo subset ``tests/data``): per
-   engine and category, the share of schemas that compile, compile time median/p99 (pegchat: conversion +
-   ``Grammar.from_gbnf``; llguidance: ``LLMatcher`` over a byte tokenizer; xgrammar: ``Grammar.from_json_schema``;
-   failed compiles count too) in CPU time of this process (``time.process_time``: on a shared machine wall time
-   mostly measures the neighbours; ``--wall`` measures wall time instead),
-   and over the compiled schemas the valid test instances accepted and the invalid ones accepted. A valid instance
-   counts as accepted in its own member order, or re-serialised by ``order_like_schema`` (the same JSON value
-   with members in the order pegchat's grammar fixes; both counts are printed), with default or compact
-   separators (every engine sees the same texts); an invalid one is tried in both orders. ``pegchat-lenient``
-   is ``strict=False``; the run also checks that every schema compiled only leniently came with at least one
-   weakening warning.
+1. **JSONSchemaBench** (``--corpus``, default the shared corpus, else the in-repo subset ``tests/data``): per engine
+   and category, the share of schemas that compile, compile time median/p99 (pegchat: conversion +
+   ``SchemaGrammar.to_grammar``, i.e. ``Grammar.from_gbnf`` of its text; llguidance: ``LLMatcher`` over a byte
+   tokenizer; xgrammar: ``Grammar.from_json_schema``; failed compiles count too) in CPU time of this process
+   (``time.process_time``: on a shared machine wall time mostly measures the neighbours; ``--wall`` measures wall
+   time instead), and over the compiled schemas the valid test instances accepted and the invalid ones accepted. A
+   valid instance counts as accepted in its own member order, or re-serialised by ``order_like_schema`` (the same
+   JSON value with members in the order pegchat's grammar fixes; both counts are printed), with default or compact
+   separators (every engine sees the same texts); an invalid one is tried in both orders. ``pegchat-lenient`` is
+   ``strict=False``; the run also checks that every schema compiled only leniently came with at least one weakening
+   warning.
 2. **JSON-Schema-Test-Suite draft 2020-12** (``--suite``): per engine, groups that compile and the test instances
    accepted (remote ``$ref`` served from the suite's ``remotes``).
 3. ``{"type": "string", "maxLength": 65535}``: pegchat compile time (median of 5).

@@ -198,8 +198,10 @@ def _determinize(nfa: _Nfa) -> KeyDfa:
     built = core.determinize(nfa.eps, edges, finals, MAX_DFA_STATES)
     if built is None:
         raise KeyDfaTooLarge
-    rows, accepts = built
-    return KeyDfa(tuple(rows), tuple(map(frozenset, accepts)))
+    rows, accepts, by_target = built
+    dfa = KeyDfa(tuple(rows), tuple(map(frozenset, accepts)))
+    dfa.__dict__["by_target"] = tuple(by_target)  # (the cached property, computed in C++ the same way)
+    return dfa
 
 
 def _determinize_python(nfa: _Nfa) -> KeyDfa:

@@ -247,7 +247,8 @@ def _dfa_both_ways(patterns: tuple[str, ...], names: tuple[tuple[str, ...], ...]
         saved = keys_module._determinize
         keys_module._determinize = determinize  # type: ignore[assignment]
         try:
-            return keys_module._build(patterns, names)
+            dfa = keys_module._build(patterns, names)
+            return (dfa.transitions, dfa.accepts, dfa.by_target)  # (by_target: given by the core, else computed)
         except (keys_module.KeyDfaTooLarge, RegexError) as exc:
             return type(exc)
         finally:

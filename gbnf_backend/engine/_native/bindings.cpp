@@ -365,10 +365,42 @@ NB_MODULE(_core, m) {
                     if (final_component[s] >= 0) components.append(final_component[s]);
                 accepts.append(components);
             }
-            return nb::make_tuple(py_rows, accepts);
+            // Per state, (target, characters leading there): targets in order of first appearance, the ranges of
+            // a target's transitions merged (KeyDfa.by_target).
+            nb::list by_target;
+            for (const auto& row : rows) {
+                std::vector<int32_t> targets;
+                std::unordered_map<int32_t, std::vector<gbnf_build::Range>> ranges_of;
+                for (const auto& [ranges, target] : row) {
+                    auto [it, fresh] = ranges_of.emplace(target, std::vector<gbnf_build::Range>{});
+                    if (fresh) targets.push_back(target);
+                    it->second.insert(it->second.end(), ranges.begin(), ranges.end());
+                }
+                nb::list grouped;
+                for (int32_t target : targets) {
+                    auto& ranges = ranges_of[target];
+                    std::sort(ranges.begin(), ranges.end());
+                    nb::list merged;
+                    uint32_t lo = ranges[0].first, hi = ranges[0].second;
+                    for (size_t k = 1; k < ranges.size(); ++k) {
+                        if (ranges[k].first <= hi + 1) {
+                            hi = std::max(hi, ranges[k].second);
+                        } else {
+                            merged.append(nb::make_tuple(lo, hi));
+                            lo = ranges[k].first;
+                            hi = ranges[k].second;
+                        }
+                    }
+                    merged.append(nb::make_tuple(lo, hi));
+                    grouped.append(nb::make_tuple(target, nb::tuple(merged)));
+                }
+                by_target.append(nb::tuple(grouped));
+            }
+            return nb::make_tuple(py_rows, accepts, by_target);
         },
         nb::arg("eps"), nb::arg("edges"), nb::arg("final_component"), nb::arg("max_states"),
-        "Subset construction of a key NFA: (rows, accepting components per state), or None beyond max_states.");
+        "Subset construction of a key NFA: (rows, accepting components per state, rows grouped by target), or None "
+        "beyond max_states.");
 
     m.def(
         "reachable_rules",

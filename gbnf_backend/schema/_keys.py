@@ -135,8 +135,12 @@ def build_key_dfa(patterns: Sequence[str], names: Sequence[Sequence[str]]) -> Ke
     their patterns and names).
     """
     built = _build_cached(tuple(patterns), tuple(tuple(group) for group in names))
+    # A remembered failure is raised as a new exception: raising the cached one would attach the caller's frames
+    # to it, and the cache would then keep a whole conversion (emitter, normal forms, rules) alive.
+    if isinstance(built, RegexError):
+        raise RegexError(built.reason, built.pattern, built.position, invalid=built.invalid)
     if isinstance(built, Exception):
-        raise built.with_traceback(None)
+        raise KeyDfaTooLarge
     return built
 
 

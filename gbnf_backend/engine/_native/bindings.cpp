@@ -137,6 +137,15 @@ std::vector<std::vector<int32_t>> int32_lists(const std::vector<nb::bytes>& list
 
 // ---- GBNF text -> rules (gbnf_build.hpp), as the Python objects Grammar keeps -------------------------------------
 
+// `t` (a tuple of ints, or of such tuples) left out of the cyclic garbage collector's lists: it can be in no
+// reference cycle, and the collector would untrack it on its first pass anyway, after walking it (grammars and key
+// automata hold 10^4-10^5 of them, which every collection of a large process would otherwise visit).
+template <typename T>
+T untracked(T t) {
+    if (PyObject_GC_IsTracked(t.ptr())) PyObject_GC_UnTrack(t.ptr());
+    return t;
+}
+
 // A Python tuple of element tuples; equal elements share one tuple object (they are immutable).
 PyObject* element_tuple(const std::vector<gbnf_build::Element>& elements,
                         std::unordered_map<uint64_t, PyObject*>& cache) {
@@ -151,10 +160,12 @@ PyObject* element_tuple(const std::vector<gbnf_build::Element>& elements,
                 Py_DECREF(out);
                 throw nb::python_error();
             }
+            PyObject_GC_UnTrack(item);  // (two ints: see untracked())
         }
         Py_INCREF(item);
         PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(i), item);
     }
+    PyObject_GC_UnTrack(out);  // (untracked element tuples only: see untracked())
     return out;
 }
 
@@ -181,7 +192,7 @@ nb::object build_grammar(const nb::str& text, const std::string& root) {
     for (const auto& [links, unit] : built.chains) {
         nb::list ids;
         for (int32_t id : links) ids.append(id);
-        chains.append(nb::make_tuple(nb::tuple(ids), nb::steal(element_tuple(unit, cache))));
+        chains.append(untracked(nb::make_tuple(untracked(nb::tuple(ids)), nb::steal(element_tuple(unit, cache)))));
     }
     for (int32_t id : built.generated) generated.append(id);
     return nb::make_tuple(names, rules, nullable, chains, generated, built.root);
@@ -354,10 +365,10 @@ NB_MODULE(_core, m) {
                 nb::list py_row;
                 for (const auto& [ranges, target] : row) {
                     nb::list py_ranges;
-                    for (const auto& [lo, hi] : ranges) py_ranges.append(nb::make_tuple(lo, hi));
-                    py_row.append(nb::make_tuple(nb::tuple(py_ranges), target));
+                    for (const auto& [lo, hi] : ranges) py_ranges.append(untracked(nb::make_tuple(lo, hi)));
+                    py_row.append(untracked(nb::make_tuple(untracked(nb::tuple(py_ranges)), target)));
                 }
-                py_rows.append(nb::tuple(py_row));
+                py_rows.append(untracked(nb::tuple(py_row)));
             }
             for (const auto& members : states) {
                 nb::list components;
@@ -386,15 +397,15 @@ NB_MODULE(_core, m) {
                         if (ranges[k].first <= hi + 1) {
                             hi = std::max(hi, ranges[k].second);
                         } else {
-                            merged.append(nb::make_tuple(lo, hi));
+                            merged.append(untracked(nb::make_tuple(lo, hi)));
                             lo = ranges[k].first;
                             hi = ranges[k].second;
                         }
                     }
-                    merged.append(nb::make_tuple(lo, hi));
-                    grouped.append(nb::make_tuple(target, nb::tuple(merged)));
+                    merged.append(untracked(nb::make_tuple(lo, hi)));
+                    grouped.append(untracked(nb::make_tuple(target, untracked(nb::tuple(merged)))));
                 }
-                by_target.append(nb::tuple(grouped));
+                by_target.append(untracked(nb::tuple(grouped)));
             }
             return nb::make_tuple(py_rows, accepts, by_target);
         },

@@ -92,7 +92,9 @@ class Grammar:
     @classmethod
     def _from_gbnf(cls, text: str, root: str) -> Grammar:
         core = load_core()
-        built = core.build_grammar(text, root) if core is not None else None
+        # (getattr: a core built before this function existed is still used for matching, not for parsing)
+        build = getattr(core, "build_grammar", None)
+        built = build(text, root) if build is not None else None
         if built is not None:
             # The compiled parser and checks (engine/_native/gbnf_build.hpp) built the same rules as the Python
             # path below would; it gives up (None) on any error, which the Python path then reports.

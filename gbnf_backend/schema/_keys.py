@@ -192,14 +192,14 @@ def _closure(nfa: _Nfa, states: frozenset[int]) -> frozenset[int]:
 def _determinize(nfa: _Nfa) -> KeyDfa:
     """The subset construction (raises :class:`KeyDfaTooLarge` beyond :data:`MAX_DFA_STATES`): in C++ when the
     compiled core is built (the same states, numbering and rows), else :func:`_determinize_python`."""
-    core = load_core()
-    if core is None:
+    determinize = getattr(load_core(), "determinize", None)  # (None: no core, or one built before it)
+    if determinize is None:
         return _determinize_python(nfa)
     finals = [-1] * len(nfa.eps)
     for state, component in nfa.final.items():
         finals[state] = component
     edges = [[(lo, hi, t) for cs, t in row for lo, hi in cs] for row in nfa.edges]
-    built = core.determinize(nfa.eps, edges, finals, MAX_DFA_STATES)
+    built = determinize(nfa.eps, edges, finals, MAX_DFA_STATES)
     if built is None:
         raise KeyDfaTooLarge
     rows, accepts, by_target = built

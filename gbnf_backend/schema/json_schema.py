@@ -145,10 +145,10 @@ def _reachable(rules: dict[str, str], root: str) -> dict[str, str]:
     Cost O(total body size): with the compiled core built, the bodies are scanned in C++ (the same reading as
     :func:`_references`).
     """
-    core = load_core()
-    if core is not None:
+    reachable_rules = getattr(load_core(), "reachable_rules", None)  # (None: no core, or one built before it)
+    if reachable_rules is not None:
         names = list(rules)
-        keep = core.reachable_rules(names, list(rules.values()), names.index(root))
+        keep = reachable_rules(names, list(rules.values()), names.index(root))
         return {name: rules[name] for name, kept in zip(names, keep, strict=True) if kept}
     return _reachable_python(rules, root)
 

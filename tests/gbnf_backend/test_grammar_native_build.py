@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gbnf_backend import Grammar, GrammarError, SchemaError
+from gbnf_backend import grammar as grammar_module
 from gbnf_backend._elements import RepetitionChain
 from gbnf_backend.engine._native import PURE_PYTHON_VARIABLE, load_core
 from gbnf_backend.schema import _keys as keys_module
@@ -364,3 +366,16 @@ def test_corpus_schemas_convert_and_match_the_same_with_and_without_the_core() -
 def test_generated_schemas_convert_the_same_with_and_without_the_core(schema: Any, strict: bool) -> None:
     """Law: a generated schema (patterns, objects, combinators) converts to the same grammar either way."""
     assert _conversion(schema, strict) == _without_core(schema, strict)
+
+
+def test_a_core_built_before_these_functions_leaves_them_to_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stale build of the core (no build_grammar, reachable_rules or determinize) is not an error: the Python
+    paths run, with the same result."""
+    schema = json.loads(BENCH_SCHEMAS[0].read_text())["schema"]
+    expected = _conversion(schema, True)
+    stale = types.SimpleNamespace()
+    for module in (grammar_module, json_schema, keys_module):
+        monkeypatch.setattr(module, "load_core", lambda: stale)
+    keys_module._build_cached.cache_clear()
+    assert _conversion(schema, True) == expected
+    assert Grammar.from_gbnf('root ::= "a"+').matches("aa")

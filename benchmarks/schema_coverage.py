@@ -2,17 +2,17 @@
 
 Three measurements, printed as Markdown:
 
-1. **JSONSchemaBench** (``--corpus``, default the shared corpus, else the in-repo subset ``tests/data``): per
-   engine and category, the share of schemas that compile, compile time median/p99 (pegchat: conversion +
-   ``Grammar.from_gbnf``; llguidance: ``LLMatcher`` over a byte tokenizer; xgrammar: ``Grammar.from_json_schema``;
-   failed compiles count too) in CPU time of this process (``time.process_time``: on a shared machine wall time
-   mostly measures the neighbours; ``--wall`` measures wall time instead),
-   and over the compiled schemas the valid test instances accepted and the invalid ones accepted. A valid instance
-   counts as accepted in its own member order, or re-serialised by ``order_like_schema`` (the same JSON value
-   with members in the order pegchat's grammar fixes; both counts are printed), with default or compact
-   separators (every engine sees the same texts); an invalid one is tried in both orders. ``pegchat-lenient``
-   is ``strict=False``; the run also checks that every schema compiled only leniently came with at least one
-   weakening warning.
+1. **JSONSchemaBench** (``--corpus``, default the shared corpus, else the in-repo subset ``tests/data``): per engine
+   and category, the share of schemas that compile, compile time median/p99 (pegchat: conversion +
+   ``SchemaGrammar.to_grammar``, i.e. ``Grammar.from_gbnf`` of its text; llguidance: ``LLMatcher`` over a byte
+   tokenizer; xgrammar: ``Grammar.from_json_schema``; failed compiles count too) in CPU time of this process
+   (``time.process_time``: on a shared machine wall time mostly measures the neighbours; ``--wall`` measures wall
+   time instead), and over the compiled schemas the valid test instances accepted and the invalid ones accepted. A
+   valid instance counts as accepted in its own member order, or re-serialised by ``order_like_schema`` (the same
+   JSON value with members in the order pegchat's grammar fixes; both counts are printed), with default or compact
+   separators (every engine sees the same texts); an invalid one is tried in both orders. ``pegchat-lenient`` is
+   ``strict=False``; the run also checks that every schema compiled only leniently came with at least one weakening
+   warning.
 2. **JSON-Schema-Test-Suite draft 2020-12** (``--suite``): per engine, groups that compile and the test instances
    accepted (remote ``$ref`` served from the suite's ``remotes``).
 3. ``{"type": "string", "maxLength": 65535}``: pegchat compile time (median of 5).
@@ -42,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gbnf_backend import order_like_schema
 from gbnf_backend.errors import GrammarError, SchemaError
-from gbnf_backend.grammar import Grammar
 from gbnf_backend.schema.json_schema import convert_json_schema
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,7 +76,7 @@ class PegchatEngine:
     def __call__(self, schema: Any) -> Matcher | None:
         try:
             result = convert_json_schema(schema, strict=self.strict, resolver=self.resolver)
-            grammar = Grammar.from_gbnf(result.to_gbnf())
+            grammar = result.to_grammar()
         except (SchemaError, GrammarError):
             return None
         if not self.strict:
@@ -318,7 +317,7 @@ def max_length_compile_ms(n: int = 65535, runs: int = 5, clock: Callable[[], flo
     times = []
     for _ in range(runs):
         t0 = clock()
-        Grammar.from_gbnf(convert_json_schema({"type": "string", "maxLength": n}).to_gbnf())
+        convert_json_schema({"type": "string", "maxLength": n}).to_grammar()
         times.append((clock() - t0) * 1000)
     return statistics.median(times)
 

@@ -17,6 +17,7 @@ from ._analysis import check_grammar
 from ._elements import Element, ElementType, Rule, char_run_end, is_end_of_alternative
 from ._gbnf_parser import RepetitionChain, parse_gbnf
 from ._gbnf_text import gbnf_class, gbnf_literal, gbnf_quantifier, gbnf_rules
+from .engine._native import load_core
 from .engine._npda import DEAD, NPDA
 from .engine._utf8 import feed_bytes
 from .errors import ArgumentTypeError, GrammarError
@@ -79,7 +80,9 @@ class Grammar:
 
         Raises :class:`GrammarError` (a ``ValueError`` with ``.line``, ``.column`` and the offending line) for
         syntax errors, a missing root, undefined rules, left recursion (direct, indirect or through rules that can
-        be empty), rules that can never finish, bad or oversized repetitions. Cost: linear in the expanded size.
+        be empty), rules that can never finish, bad or oversized repetitions. Cost: linear in the expanded size;
+        with the compiled core built, the parse and the checks run in C++ (about 20x faster; the Python path
+        still reports every error, with the same message and place).
         """
         if not isinstance(text, str):
             raise ArgumentTypeError(f"grammar text must be str, not {type(text).__name__}")
@@ -88,6 +91,23 @@ class Grammar:
 
     @classmethod
     def _from_gbnf(cls, text: str, root: str) -> Grammar:
+        core = load_core()
+        # (getattr: a core built before this function existed is still used for matching, not for parsing)
+        build = getattr(core, "build_grammar", None)
+        built = build(text, root) if build is not None else None
+        if built is not None:
+            # The compiled parser and checks (engine/_native/gbnf_build.hpp) built the same rules as the Python
+            # path below would; it gives up (None) on any error, which the Python path then reports.
+            names, rules, nullable, chain_parts, generated, _root_id = built
+            chains = [RepetitionChain(links, unit) for links, unit in chain_parts]
+            return cls(
+                text=text, root=root, names=names, rules=rules, nullable=nullable, chains=chains, generated=generated
+            )
+        return cls._from_gbnf_python(text, root)
+
+    @classmethod
+    def _from_gbnf_python(cls, text: str, root: str) -> Grammar:
+        """:meth:`from_gbnf` by the Python parser and checks (the oracle; the one that reports errors)."""
         parsed = parse_gbnf(text)
         if root not in parsed.symbol_ids or parsed.symbol_ids[root] not in parsed.defined:
             where = len(text.rstrip()) if text.strip() else 0

@@ -146,30 +146,34 @@ def format_rules(fmt: str, prefix: str) -> tuple[str, dict[str, str]]:
     if fmt not in FORMATS:
         raise KeyError(fmt)
     rules: dict[str, str] = {}
+    _add_format_part(fmt, prefix, rules)
+    return _format_rule_name(fmt, prefix), rules
 
-    def name(part: str) -> str:
-        return f"{prefix}json--fmt-{part}"
 
-    def add(part: str) -> None:
-        if name(part) in rules:
-            return
-        body = _BODIES[part]
-        rules[name(part)] = ""
-        out = []
-        i = 0
-        while i < len(body):
-            if body[i] == "@" and (i == 0 or body[i - 1] in " (|"):
-                j = i + 1
-                while j < len(body) and (body[j].isalnum() or body[j] == "-"):
-                    j += 1
-                ref = body[i + 1 : j]
-                add(ref)
-                out.append(name(ref))
-                i = j
-            else:
-                out.append(body[i])
-                i += 1
-        rules[name(part)] = "".join(out)
+def _format_rule_name(part: str, prefix: str) -> str:
+    return f"{prefix}json--fmt-{part}"
 
-    add(fmt)
-    return name(fmt), rules
+
+def _add_format_part(part: str, prefix: str, rules: dict[str, str]) -> None:
+    """Add the rule of ``part`` and (first) of every part its body names with ``@``. (A module function: a nested
+    one calling itself would sit in a reference cycle until the cyclic collector ran.)"""
+    name = _format_rule_name(part, prefix)
+    if name in rules:
+        return
+    body = _BODIES[part]
+    rules[name] = ""
+    out = []
+    i = 0
+    while i < len(body):
+        if body[i] == "@" and (i == 0 or body[i - 1] in " (|"):
+            j = i + 1
+            while j < len(body) and (body[j].isalnum() or body[j] == "-"):
+                j += 1
+            ref = body[i + 1 : j]
+            _add_format_part(ref, prefix, rules)
+            out.append(_format_rule_name(ref, prefix))
+            i = j
+        else:
+            out.append(body[i])
+            i += 1
+    rules[name] = "".join(out)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import pairwise
 
+from ..engine._native import load_core
 from ._text import ANY, Charset, charset
 from .regex_gbnf import RegexError, RegexNode, parse_regex, split_anchors
 
@@ -134,8 +135,12 @@ def build_key_dfa(patterns: Sequence[str], names: Sequence[Sequence[str]]) -> Ke
     their patterns and names).
     """
     built = _build_cached(tuple(patterns), tuple(tuple(group) for group in names))
+    # A remembered failure is raised as a new exception: raising the cached one would attach the caller's frames
+    # to it, and the cache would then keep a whole conversion (emitter, normal forms, rules) alive.
+    if isinstance(built, RegexError):
+        raise RegexError(built.reason, built.pattern, built.position, invalid=built.invalid)
     if isinstance(built, Exception):
-        raise built.with_traceback(None)
+        raise KeyDfaTooLarge
     return built
 
 
@@ -185,6 +190,26 @@ def _closure(nfa: _Nfa, states: frozenset[int]) -> frozenset[int]:
 
 
 def _determinize(nfa: _Nfa) -> KeyDfa:
+    """The subset construction (raises :class:`KeyDfaTooLarge` beyond :data:`MAX_DFA_STATES`): in C++ when the
+    compiled core is built (the same states, numbering and rows), else :func:`_determinize_python`."""
+    determinize = getattr(load_core(), "determinize", None)  # (None: no core, or one built before it)
+    if determinize is None:
+        return _determinize_python(nfa)
+    finals = [-1] * len(nfa.eps)
+    for state, component in nfa.final.items():
+        finals[state] = component
+    edges = [[(lo, hi, t) for cs, t in row for lo, hi in cs] for row in nfa.edges]
+    built = determinize(nfa.eps, edges, finals, MAX_DFA_STATES)
+    if built is None:
+        raise KeyDfaTooLarge
+    rows, accepts, by_target = built
+    dfa = KeyDfa(tuple(rows), tuple(map(frozenset, accepts)))
+    dfa.__dict__["by_target"] = tuple(by_target)  # (the cached property, computed in C++ the same way)
+    return dfa
+
+
+def _determinize_python(nfa: _Nfa) -> KeyDfa:
+    """:func:`_determinize` in Python (no compiled core; the oracle of the tests)."""
     start = _closure(nfa, frozenset({0}))
     index = {start: 0}
     order = [start]
@@ -242,12 +267,20 @@ def emit_keys(
     live state, one alternative per transition.
     """
     n = len(dfa.accepts)
+    # ``accept`` asked once per distinct set of accepting components (a few, shared by hundreds of states).
+    verdicts: dict[frozenset[int], bool] = {}
+    accepting = [False] * n
+    for s, components in enumerate(dfa.accepts):
+        verdict = verdicts.get(components)
+        if verdict is None:
+            verdict = verdicts[components] = accept(components)
+        accepting[s] = verdict
     # Live states: those from which an accepting state is reachable.
     reverse: list[list[int]] = [[] for _ in range(n)]
     for s, row in enumerate(dfa.transitions):
         for _, t in row:
             reverse[t].append(s)
-    live = {s for s in range(n) if accept(dfa.accepts[s])}
+    live = {s for s in range(n) if accepting[s]}
     todo = list(live)
     while todo:
         for s in reverse[todo.pop()]:
@@ -263,7 +296,7 @@ def emit_keys(
     while k < len(order):
         s = order[k]
         k += 1
-        alts = ['"\\""'] if accept(dfa.accepts[s]) else []
+        alts = ['"\\""'] if accepting[s] else []
         for t, chars in dfa.by_target[s]:
             if t not in live:
                 continue

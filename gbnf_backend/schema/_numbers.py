@@ -118,67 +118,81 @@ def _split(value: Fraction) -> tuple[int, str] | None:
     return int(whole), frac.rstrip("0")
 
 
+#: One side of a fraction bound still to be read: (the unread digits, inclusive), or None once settled.
+_Side = tuple[str, bool] | None
+
+
+def _settle(side: _Side, low: bool) -> _Side:
+    """A lower bound with nothing left, inclusive, is met by any continuation (None: settled)."""
+    return None if low and side == ("", True) else side
+
+
+def _accepts_end(lo_s: _Side, hi_s: _Side) -> bool:
+    lo_ok = lo_s is None or (lo_s[0] == "" and lo_s[1])
+    hi_ok = hi_s is None or hi_s[0] != "" or hi_s[1]
+    return lo_ok and hi_ok
+
+
+def _step(lo_s: _Side, hi_s: _Side, d: int) -> tuple[bool, _Side, _Side]:
+    """Read digit ``d``: (still possible, the sides after it)."""
+    nlo: _Side = None
+    nhi: _Side = None
+    if lo_s is not None:
+        a = int(lo_s[0][0]) if lo_s[0] else 0
+        if d < a:
+            return False, None, None
+        nlo = _settle((lo_s[0][1:], lo_s[1]), True) if d == a else None
+    if hi_s is not None:
+        b = int(hi_s[0][0]) if hi_s[0] else 0
+        if d > b:
+            return False, None, None
+        nhi = (hi_s[0][1:], hi_s[1]) if d == b else None
+        if nhi == ("", False):  # the rest would have to be below zero
+            return False, None, None
+    return True, nlo, nhi
+
+
+class _FractionStates:
+    """The states of the fraction DFA as rules (a class, not nested functions calling each other: those would form
+    a reference cycle holding ``new_rule``, and through it the whole conversion, until the cyclic collector ran)."""
+
+    def __init__(self, new_rule: NewRule) -> None:
+        self.new_rule = new_rule
+        self.names: dict[tuple[_Side, _Side], str] = {}
+
+    def transitions(self, lo_s: _Side, hi_s: _Side) -> list[str]:
+        groups: dict[tuple[_Side, _Side], list[int]] = {}
+        for d in range(10):
+            ok, nlo, nhi = _step(lo_s, hi_s, d)
+            if ok:
+                groups.setdefault((nlo, nhi), []).append(d)
+        out = []
+        for target, digits in groups.items():
+            cls = "[" + "".join(str(d) for d in digits) + "]" if len(digits) < 10 else "[0-9]"
+            out.append(f"{cls} {self.state(*target)}" if target != (None, None) else f"{cls} [0-9]*")
+        return out
+
+    def state(self, lo_s: _Side, hi_s: _Side) -> str:
+        key = (lo_s, hi_s)
+        names = self.names
+        if key not in names:
+            # Reserve the name first: a state may loop back to itself.
+            names[key] = self.new_rule("frac", None)
+            trans = self.transitions(lo_s, hi_s)
+            alts = (['""'] if _accepts_end(lo_s, hi_s) else []) + trans
+            self.new_rule(names[key], " | ".join(alts) or "[^\\x00-\\U0010FFFF]")
+        return names[key]
+
+
 def _fraction_expr(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None, new_rule: NewRule) -> str | None:
     """Optional fraction (``"." digits``) whose value 0.f lies within the given digit-string bounds.
 
     Each bound is (digits without trailing zeros, inclusive). The DFA state is the unread rest of each
     bound (or None once that side is settled); states are emitted as right-recursive rules.
     """
-    Side = tuple[str, bool] | None
-
-    def accepts_end(lo_s: Side, hi_s: Side) -> bool:
-        lo_ok = lo_s is None or (lo_s[0] == "" and lo_s[1])
-        hi_ok = hi_s is None or hi_s[0] != "" or hi_s[1]
-        return lo_ok and hi_ok
-
-    def step(lo_s: Side, hi_s: Side, d: int) -> tuple[bool, Side, Side]:
-        nlo: Side = None
-        nhi: Side = None
-        if lo_s is not None:
-            a = int(lo_s[0][0]) if lo_s[0] else 0
-            if d < a:
-                return False, None, None
-            nlo = settle((lo_s[0][1:], lo_s[1]), True) if d == a else None
-        if hi_s is not None:
-            b = int(hi_s[0][0]) if hi_s[0] else 0
-            if d > b:
-                return False, None, None
-            nhi = (hi_s[0][1:], hi_s[1]) if d == b else None
-            if nhi == ("", False):  # the rest would have to be below zero
-                return False, None, None
-        return True, nlo, nhi
-
-    def settle(side: Side, low: bool) -> Side:
-        # A lower bound with nothing left, inclusive, is met by any continuation.
-        return None if low and side == ("", True) else side
-
-    lo, hi = settle(lo, True), settle(hi, False)
-    names: dict[tuple[Side, Side], str] = {}
-
-    def transitions(lo_s: Side, hi_s: Side) -> list[str]:
-        groups: dict[tuple[Side, Side], list[int]] = {}
-        for d in range(10):
-            ok, nlo, nhi = step(lo_s, hi_s, d)
-            if ok:
-                groups.setdefault((nlo, nhi), []).append(d)
-        out = []
-        for target, digits in groups.items():
-            cls = "[" + "".join(str(d) for d in digits) + "]" if len(digits) < 10 else "[0-9]"
-            out.append(f"{cls} {state(*target)}" if target != (None, None) else f"{cls} [0-9]*")
-        return out
-
-    def state(lo_s: Side, hi_s: Side) -> str:
-        key = (lo_s, hi_s)
-        if key not in names:
-            # Reserve the name first: a state may loop back to itself.
-            names[key] = new_rule("frac", None)
-            trans = transitions(lo_s, hi_s)
-            alts = (['""'] if accepts_end(lo_s, hi_s) else []) + trans
-            new_rule(names[key], " | ".join(alts) or "[^\\x00-\\U0010FFFF]")
-        return names[key]
-
-    first = transitions(lo, hi)
-    parts = ['""'] if accepts_end(lo, hi) else []
+    lo, hi = _settle(lo, True), _settle(hi, False)
+    first = _FractionStates(new_rule).transitions(lo, hi)
+    parts = ['""'] if _accepts_end(lo, hi) else []
     if first:
         parts.append('"." ' + _alts(first))
     if not parts:
@@ -389,46 +403,58 @@ def multiples_expr(k: int, lo: int | None, hi: int | None, new_rule: NewRule) ->
     return _alts(parts) if parts else None
 
 
-def _uint_multiples(k: int, a: int, b: int | None, new_rule: NewRule, budget: list[int]) -> str | None:
-    """Non-negative integers in [a, b] divisible by k, without leading zeros."""
-    if b is not None and b < a:
-        return None
-    memo: dict[tuple[str, str, int, bool, bool, int], str | None] = {}
+class _MultiplesWalk:
+    """The digit automaton of :func:`_uint_multiples` as rules, memoised by state (a class, not a nested function
+    calling itself: that would form a reference cycle holding ``new_rule``, and through it the whole conversion,
+    until the cyclic collector ran)."""
 
-    def rule(body: str) -> str:
-        budget[0] -= 1
-        if budget[0] < 0:
+    def __init__(self, k: int, new_rule: NewRule, budget: list[int]) -> None:
+        self.k = k
+        self.new_rule = new_rule
+        self.budget = budget
+        self.memo: dict[tuple[str, str, int, bool, bool, int], str | None] = {}
+
+    def rule(self, body: str) -> str:
+        self.budget[0] -= 1
+        if self.budget[0] < 0:
             raise ValueError("multipleOf automaton too large")
-        name = new_rule("mul", None)
-        new_rule(name, body)
+        name = self.new_rule("mul", None)
+        self.new_rule(name, body)
         return name
 
-    def walk(x: str, y: str, i: int, tight_lo: bool, tight_hi: bool, r: int) -> str | None:
+    def walk(self, x: str, y: str, i: int, tight_lo: bool, tight_hi: bool, r: int) -> str | None:
         """Digits i.. of a length-len(x) number in [x, y] (prefix so far tight as flagged), remainder r."""
         if i == len(x):
             return '""' if r == 0 else None
         key = (x, y, i, tight_lo, tight_hi, r)
+        memo = self.memo
         if key in memo:
             return memo[key]
         d_lo = int(x[i]) if tight_lo else 0
         d_hi = int(y[i]) if tight_hi else 9
         groups: dict[str, list[int]] = {}
         for d in range(d_lo, d_hi + 1):
-            rest = walk(x, y, i + 1, tight_lo and d == d_lo, tight_hi and d == d_hi, (10 * r + d) % k)
+            rest = self.walk(x, y, i + 1, tight_lo and d == d_lo, tight_hi and d == d_hi, (10 * r + d) % self.k)
             if rest is not None:
                 groups.setdefault(rest, []).append(d)
         alts = [f"[{''.join(map(str, ds))}]" + ("" if rest == '""' else f" {rest}") for rest, ds in groups.items()]
-        result = None if not alts else rule(" | ".join(alts)) if len(alts) > 1 or " " in alts[0] else alts[0]
+        result = None if not alts else self.rule(" | ".join(alts)) if len(alts) > 1 or " " in alts[0] else alts[0]
         memo[key] = result
         return result
 
+
+def _uint_multiples(k: int, a: int, b: int | None, new_rule: NewRule, budget: list[int]) -> str | None:
+    """Non-negative integers in [a, b] divisible by k, without leading zeros."""
+    if b is not None and b < a:
+        return None
+    walker = _MultiplesWalk(k, new_rule, budget)
     parts = []
     top = len(str(b)) if b is not None else len(str(a))
     for length in range(len(str(a)), top + 1):
         x = max(a, 10 ** (length - 1) if length > 1 else 0)
         y = 10**length - 1 if b is None else min(b, 10**length - 1)
         if x <= y:
-            e = walk(str(x), str(y), 0, True, True, 0)
+            e = walker.walk(str(x), str(y), 0, True, True, 0)
             if e is not None:
                 parts.append(e)
     if b is None:

@@ -285,6 +285,7 @@ def _classified_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, classe
         if classes.listed not in acc and classes.names_ok(acc)
     }
     options = []
+    key_base = em.sub_name(owner, "k")
     for hit in sorted(sets, key=sorted):
         conj: Conj = (
             tuple(s for i, (_, c, _) in enumerate(alt.patterns) if i in hit for s in c) if hit else alt.additional
@@ -297,7 +298,7 @@ def _classified_member(em: Emitter, alt: ObjAlt, owner: str, anchor: Sub, classe
             return classes.listed not in acc and classes.names_ok(acc) and frozenset(i for i in acc if i < n) == hit
 
         def new_rule() -> str:
-            return em.fresh(em.sub_name(owner, "k"))
+            return em.fresh(key_base)
 
         def set_rule(name: str, body: str) -> None:
             em.rules[name] = body

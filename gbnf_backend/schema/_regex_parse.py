@@ -7,6 +7,7 @@ sets; nested repetitions are merged when exact and refused beyond :data:`MAX_NES
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..errors import PegchatError
 from ._text import Charset, charset, complement, union
@@ -380,5 +381,19 @@ def _nesting_weight(node: RegexNode) -> int:
 
 
 def parse_regex(pattern: str) -> RegexNode:
-    """Parse ``pattern``; returns the node tree or raises :class:`RegexError`. Cost O(len(pattern))."""
-    return _Parser(pattern).parse()
+    """Parse ``pattern``; returns the node tree (immutable) or raises :class:`RegexError`.
+
+    Cost O(len(pattern)) on first use, then memoised: large schemas repeat one pattern in many objects.
+    """
+    parsed = _parse_cached(pattern)
+    if isinstance(parsed, RegexError):
+        raise RegexError(parsed.reason, parsed.pattern, parsed.position, invalid=parsed.invalid)
+    return parsed
+
+
+@lru_cache(maxsize=1024)
+def _parse_cached(pattern: str) -> RegexNode | RegexError:
+    try:
+        return _Parser(pattern).parse()
+    except RegexError as exc:
+        return exc

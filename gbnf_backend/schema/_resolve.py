@@ -129,6 +129,25 @@ _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+#: Where a subschema sits below the walked node: None for the node itself, else (parent path, keyword, list index
+#: or map name (unescaped), or None for a keyword holding one subschema).
+_Path = tuple[Any, str, int | str | None] | None
+
+
+def _spell(ptr: str, path: _Path) -> str:
+    """The JSON pointer of ``path`` below the node at ``ptr`` (names escaped). Cost O(depth)."""
+    parts: list[str] = []
+    while path is not None:
+        path, key, sub = path
+        if sub is None:
+            parts.append(f"/{key}")
+        elif isinstance(sub, int):
+            parts.append(f"/{key}/{sub}")
+        else:
+            parts.append(f"/{key}/" + sub.replace("~", "~0").replace("/", "~1"))
+    return ptr + "".join(reversed(parts))
+
+
 class Registry:
     """Resources and anchors of the root document (and of remote documents fetched on demand)."""
 
@@ -149,33 +168,35 @@ class Registry:
         return Sub(root, self.root_base, "")
 
     def _walk(self, node: Any, base: str, ptr: str, seen: set[int]) -> None:
-        """Record ``$id`` and ``$anchor`` below ``node``. Iterative (no recursion limit issues)."""
-        stack = [(node, base, ptr)]
+        """Record ``$id`` and ``$anchor`` below ``node``. Iterative (no recursion limit issues).
+
+        A subschema's pointer is kept as a path of ``(parent path, keyword, index or name)`` and spelled only
+        for the few subschemas with an ``$id`` or anchor (spelling every pointer cost more than the walk)."""
+        stack: list[tuple[Any, str, _Path]] = [(node, base, None)]
         while stack:
-            cur, cur_base, cur_ptr = stack.pop()
+            cur, cur_base, path = stack.pop()
             if not isinstance(cur, dict) or id(cur) in seen:
                 continue
             seen.add(id(cur))
-            if isinstance(cur.get("$id"), str):
+            if "$id" in cur and isinstance(cur["$id"], str):
                 cur_base = urldefrag(join_uri(cur_base, cur["$id"]))[0]
-                self.resources.setdefault(cur_base, (cur, cur_ptr))
+                self.resources.setdefault(cur_base, (cur, _spell(ptr, path)))
             for key in ("$anchor", "$dynamicAnchor"):
-                if isinstance(cur.get(key), str):
-                    self.anchors.setdefault((cur_base, cur[key]), (cur, cur_ptr))
+                if key in cur and isinstance(cur[key], str):
+                    self.anchors.setdefault((cur_base, cur[key]), (cur, _spell(ptr, path)))
             if cur.keys().isdisjoint(_SUB_KEYWORDS):  # a leaf (most subschemas): nothing below it
                 continue
             for key in _SUB_ONE:
                 if key in cur:
-                    stack.append((cur[key], cur_base, f"{cur_ptr}/{key}"))
+                    stack.append((cur[key], cur_base, (path, key, None)))
             for key in (*_SUB_LIST, "items"):
                 if isinstance(cur.get(key), list):
                     for i, item in enumerate(cur[key]):
-                        stack.append((item, cur_base, f"{cur_ptr}/{key}/{i}"))
+                        stack.append((item, cur_base, (path, key, i)))
             for key in _SUB_MAP:
                 if isinstance(cur.get(key), dict):
                     for name, item in cur[key].items():
-                        esc = name.replace("~", "~0").replace("/", "~1")
-                        stack.append((item, cur_base, f"{cur_ptr}/{key}/{esc}"))
+                        stack.append((item, cur_base, (path, key, name)))
 
     def resolve(self, ref: str, at: Sub) -> Sub:
         """Return the subschema ``ref`` points to from ``at``; raises SchemaError at ``at.ptr``.

@@ -2,7 +2,9 @@
 
 The extension ``_core`` is built by scikit-build-core when the package is installed (``pip install .``); the
 C++ sources live beside this file (one header per concept: ``npda.hpp``, ``utf8.hpp``, ``vocab_trie.hpp``,
-``mask_engine.hpp``, ``triggers.hpp``, ``matcher.hpp``; ``bindings.cpp`` binds them). The pure-Python engine stays
+``mask_engine.hpp``, ``triggers.hpp``, ``matcher.hpp``; ``gbnf_build.hpp``: GBNF parse and checks for
+``Grammar.from_gbnf``, and the JSON Schema converter's rule pruning and key-automaton subset construction;
+``bindings.cpp`` binds them). The pure-Python engine stays
 the oracle in tests and the fallback: it is used when the extension is not built or when ``PEGCHAT_PURE_PYTHON=1``.
 """
 

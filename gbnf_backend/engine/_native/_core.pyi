@@ -58,6 +58,19 @@ class Engine:
     def set_preserved(self, token_ids: Sequence[int], /) -> None: ...
     def fill_state(self, state: int, partial: Partial, buffer: Any, index: int = 0) -> None: ...
 
+def build_grammar(
+    text: str, root: str
+) -> (
+    tuple[
+        list[str],
+        list[tuple[tuple[int, int], ...]],
+        list[bool],
+        list[tuple[tuple[int, ...], tuple[tuple[int, int], ...]]],
+        list[int],
+        int,
+    ]
+    | None
+): ...
 def compile_rules(
     rules: Sequence[Sequence[tuple[int, int]]],
     nullable: Sequence[bool],

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "chains.hpp"
+#include "gbnf_build.hpp"
 #include "matcher.hpp"
 
 namespace nb = nanobind;
@@ -131,6 +132,70 @@ std::vector<std::vector<int32_t>> int32_lists(const std::vector<nb::bytes>& list
     out.reserve(lists.size());
     for (const auto& list : lists) out.push_back(int32_values(list));
     return out;
+}
+
+
+// ---- GBNF text -> rules (gbnf_build.hpp), as the Python objects Grammar keeps -------------------------------------
+
+// `t` (a tuple of ints, or of such tuples) left out of the cyclic garbage collector's lists: it can be in no
+// reference cycle, and the collector would untrack it on its first pass anyway, after walking it (grammars and key
+// automata hold 10^4-10^5 of them, which every collection of a large process would otherwise visit).
+template <typename T>
+T untracked(T t) {
+    if (PyObject_GC_IsTracked(t.ptr())) PyObject_GC_UnTrack(t.ptr());
+    return t;
+}
+
+// A Python tuple of element tuples; equal elements share one tuple object (they are immutable).
+PyObject* element_tuple(const std::vector<gbnf_build::Element>& elements,
+                        std::unordered_map<uint64_t, PyObject*>& cache) {
+    PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(elements.size()));
+    if (out == nullptr) throw nb::python_error();
+    for (size_t i = 0; i < elements.size(); ++i) {
+        const auto& [kind, value] = elements[i];
+        PyObject*& item = cache[pair_key(kind, value)];
+        if (item == nullptr) {
+            item = Py_BuildValue("(ii)", kind, value);
+            if (item == nullptr) {
+                Py_DECREF(out);
+                throw nb::python_error();
+            }
+            PyObject_GC_UnTrack(item);  // (two ints: see untracked())
+        }
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(i), item);
+    }
+    PyObject_GC_UnTrack(out);  // (untracked element tuples only: see untracked())
+    return out;
+}
+
+nb::object build_grammar(const nb::str& text, const std::string& root) {
+    PyObject* s = text.ptr();
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    const int kind = PyUnicode_KIND(s);
+    const void* data = PyUnicode_DATA(s);
+    std::vector<uint32_t> points(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) points[static_cast<size_t>(i)] = PyUnicode_READ(kind, data, i);
+    gbnf_build::Built built;
+    if (!gbnf_build::build(points.data(), points.size(), root, built)) return nb::none();
+    std::unordered_map<uint64_t, PyObject*> cache;
+    struct Release {
+        std::unordered_map<uint64_t, PyObject*>& cache;
+        ~Release() {
+            for (auto& entry : cache) Py_XDECREF(entry.second);
+        }
+    } release{cache};
+    nb::list names, rules, nullable, chains, generated;
+    for (std::string_view name : built.names) names.append(nb::str(name.data(), name.size()));
+    for (const auto& rule : built.rules) rules.append(nb::steal(element_tuple(rule, cache)));
+    for (uint8_t flag : built.nullable) nullable.append(nb::bool_(flag != 0));
+    for (const auto& [links, unit] : built.chains) {
+        nb::list ids;
+        for (int32_t id : links) ids.append(id);
+        chains.append(untracked(nb::make_tuple(untracked(nb::tuple(ids)), nb::steal(element_tuple(unit, cache)))));
+    }
+    for (int32_t id : built.generated) generated.append(id);
+    return nb::make_tuple(names, rules, nullable, chains, generated, built.root);
 }
 
 }  // namespace
@@ -272,6 +337,92 @@ NB_MODULE(_core, m) {
                  e.engine->write_mask(state, p, row);
              },
              nb::arg("state"), nb::arg("partial").none(), nb::arg("buffer"), nb::arg("index") = 0);
+
+    m.def("build_grammar", &build_grammar, nb::arg("text"), nb::arg("root"),
+          "Parse and check GBNF text: (names, rules, nullable, chains, generated, root id), or None when the Python "
+          "parser must run (it reports the error).");
+
+    m.def(
+        "determinize",
+        [](const std::vector<std::vector<int32_t>>& eps,
+           const std::vector<std::vector<std::tuple<uint32_t, uint32_t, int32_t>>>& edges,
+           const std::vector<int32_t>& final_component, size_t max_states) -> nb::object {
+            const size_t n = eps.size();
+            if (n == 0 || edges.size() != n || final_component.size() != n)
+                throw InputError("eps, edges and final_component must describe the same non-empty NFA");
+            for (size_t s = 0; s < n; ++s) {
+                for (int32_t t : eps[s])
+                    if (t < 0 || static_cast<size_t>(t) >= n) throw InputError("epsilon target out of range");
+                for (const auto& [lo, hi, t] : edges[s])
+                    if (t < 0 || static_cast<size_t>(t) >= n || lo > hi || hi > MAX_CODE_POINT)
+                        throw InputError("edge out of range");
+            }
+            std::vector<gbnf_build::DfaRow> rows;
+            std::vector<std::vector<int32_t>> states;
+            if (!gbnf_build::determinize(eps, edges, max_states, rows, states)) return nb::none();
+            nb::list py_rows, accepts;
+            for (const auto& row : rows) {
+                nb::list py_row;
+                for (const auto& [ranges, target] : row) {
+                    nb::list py_ranges;
+                    for (const auto& [lo, hi] : ranges) py_ranges.append(untracked(nb::make_tuple(lo, hi)));
+                    py_row.append(untracked(nb::make_tuple(untracked(nb::tuple(py_ranges)), target)));
+                }
+                py_rows.append(untracked(nb::tuple(py_row)));
+            }
+            for (const auto& members : states) {
+                nb::list components;
+                for (int32_t s : members)
+                    if (final_component[s] >= 0) components.append(final_component[s]);
+                accepts.append(components);
+            }
+            // Per state, (target, characters leading there): targets in order of first appearance, the ranges of
+            // a target's transitions merged (KeyDfa.by_target).
+            nb::list by_target;
+            for (const auto& row : rows) {
+                std::vector<int32_t> targets;
+                std::unordered_map<int32_t, std::vector<gbnf_build::Range>> ranges_of;
+                for (const auto& [ranges, target] : row) {
+                    auto [it, fresh] = ranges_of.emplace(target, std::vector<gbnf_build::Range>{});
+                    if (fresh) targets.push_back(target);
+                    it->second.insert(it->second.end(), ranges.begin(), ranges.end());
+                }
+                nb::list grouped;
+                for (int32_t target : targets) {
+                    auto& ranges = ranges_of[target];
+                    std::sort(ranges.begin(), ranges.end());
+                    nb::list merged;
+                    uint32_t lo = ranges[0].first, hi = ranges[0].second;
+                    for (size_t k = 1; k < ranges.size(); ++k) {
+                        if (ranges[k].first <= hi + 1) {
+                            hi = std::max(hi, ranges[k].second);
+                        } else {
+                            merged.append(untracked(nb::make_tuple(lo, hi)));
+                            lo = ranges[k].first;
+                            hi = ranges[k].second;
+                        }
+                    }
+                    merged.append(untracked(nb::make_tuple(lo, hi)));
+                    grouped.append(untracked(nb::make_tuple(target, untracked(nb::tuple(merged)))));
+                }
+                by_target.append(untracked(nb::tuple(grouped)));
+            }
+            return nb::make_tuple(py_rows, accepts, by_target);
+        },
+        nb::arg("eps"), nb::arg("edges"), nb::arg("final_component"), nb::arg("max_states"),
+        "Subset construction of a key NFA: (rows, accepting components per state, rows grouped by target), or None "
+        "beyond max_states.");
+
+    m.def(
+        "reachable_rules",
+        [](const std::vector<std::string>& names, const std::vector<std::string>& bodies, size_t root) {
+            if (names.size() != bodies.size() || root >= names.size())
+                throw InputError("names and bodies differ in length, or root is out of range");
+            std::vector<uint8_t> seen = gbnf_build::reachable_rules(names, bodies, root);
+            return std::vector<bool>(seen.begin(), seen.end());
+        },
+        nb::arg("names"), nb::arg("bodies"), nb::arg("root"),
+        "Per rule, whether rule `root` reaches it through the names its GBNF body uses.");
 
     m.def(
         "compile_rules",

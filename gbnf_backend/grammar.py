@@ -206,7 +206,7 @@ class Grammar:
             chain = chains.get(value)
             if chain is None:
                 return names[value]
-            unit = tuple((k, names[v] if k == _E.RULE_REF else v) for k, v in chain.unit)
+            unit = tuple((k, reference(k, v)) for k, v in chain.unit)  # a nested chain reads "repeat" too
             return ("repeat", unit, len(chain.rule_ids))
 
         return {
@@ -221,7 +221,14 @@ def format_rule(rule: Rule, names: Sequence[str], chains: Mapping[int, Repetitio
 
     A reference to the first helper rule of a repetition chain in ``chains`` is printed as ``unit{0,n}``.
     """
-    alts: list[str] = []
+    # An empty alternative is written "" so that it may stand anywhere (a trailing bare '|' would swallow the
+    # next line).
+    return " | ".join(" ".join(items) if items else '""' for items in _alternatives(rule, names, chains))
+
+
+def _alternatives(rule: Rule, names: Sequence[str], chains: Mapping[int, RepetitionChain] | None) -> list[list[str]]:
+    """The printed items of each alternative of ``rule`` (see :func:`format_rule`)."""
+    alts: list[list[str]] = []
     items: list[str] = []
     literal: list[int] = []
 
@@ -236,7 +243,7 @@ def format_rule(rule: Rule, names: Sequence[str], chains: Mapping[int, Repetitio
         kind, value = element
         if is_end_of_alternative(element):
             flush_literal()
-            alts.append(" ".join(items))
+            alts.append(items)
             items = []
             if kind == _E.END:
                 break
@@ -267,8 +274,7 @@ def format_rule(rule: Rule, names: Sequence[str], chains: Mapping[int, Repetitio
             if chain is None:
                 items.append(names[value])
             else:
-                unit = format_rule((*chain.unit, (int(_E.END), 0)), names)
-                items.append(unit + gbnf_quantifier(0, len(chain.rule_ids)))
+                items.append(_as_item(chain.unit, names, chains) + gbnf_quantifier(0, len(chain.rule_ids)))
         elif kind == _E.TOKEN:
             items.append(f"<[{value}]>")
         elif kind == _E.TOKEN_NOT:
@@ -276,6 +282,27 @@ def format_rule(rule: Rule, names: Sequence[str], chains: Mapping[int, Repetitio
         else:
             raise ValueError(f"unexpected element {element!r} in rule")
         i += 1
-    # An empty alternative is written "" so that it may stand anywhere (a trailing bare '|' would swallow the
-    # next line).
-    return " | ".join(alt if alt else '""' for alt in alts)
+    return alts
+
+
+def _as_item(unit: Sequence[Element], names: Sequence[str], chains: Mapping[int, RepetitionChain] | None) -> str:
+    """``unit`` printed as one GBNF item that parses back to exactly these elements — the operand a following
+    quantifier repeats: a literal, class or reference as printed; ``u{k,n}`` for the expansion of a repetition
+    (``k`` copies of ``u`` and a chain of ``n - k``); ``u{k}`` for ``k`` copies of a shorter item. Anything else
+    (not made by the parser) becomes a parenthesised group: the same language, a new helper rule when parsed.
+    Cost: O(len(unit)²) at worst, for units that are no repetition."""
+    alts = _alternatives((*unit, (int(_E.END), 0)), names, chains)
+    if len(alts) == 1 and len(alts[0]) == 1:
+        return alts[0][0]
+    last_kind, last_value = unit[-1]
+    inner = chains.get(last_value) if chains and last_kind == _E.RULE_REF else None
+    if inner is not None:
+        width, prefix = len(inner.unit), unit[:-1]
+        copies = len(prefix) // width
+        if len(prefix) == copies * width and tuple(prefix) == tuple(inner.unit) * copies:
+            return _as_item(inner.unit, names, chains) + gbnf_quantifier(copies, copies + len(inner.rule_ids))
+    for width in range(1, len(unit) // 2 + 1):
+        copies = len(unit) // width
+        if len(unit) == copies * width and tuple(unit) == tuple(unit[:width]) * copies:
+            return _as_item(unit[:width], names, chains) + gbnf_quantifier(copies, copies)
+    return "(" + " | ".join(" ".join(items) if items else '""' for items in alts) + ")"

@@ -161,6 +161,32 @@ def test_printing_escapes_round_trip() -> None:
     assert grammar.matches('q"\\\n\t\r\x01\u2028-x') and grammar.matches('q"\\\n\t\r\x01\u2028^a')
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'root ::= "a"{2,4}{2,4}{2,4}',  # found by the GBNF campaign: the printed text named an unprinted helper
+        "root ::= [a-c]{2}{0,3} [a-c]{2,4}{3}",
+        'root ::= x{1,3}{2,4} .{2}{0,3}\nx ::= "x" | "y"',
+        'root ::= [^a]{0,3}{0,3}{0,3} "ab"{3}{0,4}',
+    ],
+)
+def test_printing_nested_bounded_repetitions_round_trips_exactly(text: str) -> None:
+    grammar = Grammar.from_gbnf(text)
+    printed = grammar.to_gbnf()
+    assert Grammar.from_gbnf(printed).canonical() == grammar.canonical(), printed
+
+
+@pytest.mark.parametrize("text", ['root ::= ("ab"){2,3}{2,5}', 'root ::= "a"{2,}{0,3} "b"'])
+def test_printing_a_bounded_repetition_of_an_open_one_keeps_the_language(text: str) -> None:
+    # The operand ends in a helper rule that is no chain ("x |" or "x y |"): printed as a group (a new helper
+    # rule when parsed back), so the rules differ but the language does not.
+    grammar = Grammar.from_gbnf(text)
+    again = Grammar.from_gbnf(grammar.to_gbnf())
+    for n in range(16):
+        for sample in ("ab" * n, "a" * n + "b", "a" * n):
+            assert again.matches(sample) == grammar.matches(sample), sample
+
+
 def test_token_references_parse() -> None:
     grammar = Grammar.from_gbnf("root ::= <[7]> !<[7]>* <[8]>")
     assert grammar.matches_pieces([7, 9, 10, 8])

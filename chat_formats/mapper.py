@@ -153,6 +153,14 @@ class _Below:
 
     __slots__ = ("args", "converted", "first", "head_end", "nested", "scans", "values")
 
+    first: dict[str, AstNode]
+    values: dict[str, AstNode | str]
+    args: list[AstNode]
+    converted: AstNode | None
+    head_end: int
+    nested: bool
+    scans: dict[int, _Below]
+
     def __init__(self, node: AstNode, closed: ArgCache | None = None, *, split: bool = False) -> None:
         """``closed``: arguments mapped before (see :data:`ArgCache`); the walk records one that is marked plain
         but does not descend into it (what it skips is nothing a call's lookups read). ``split``: walk each

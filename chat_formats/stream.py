@@ -316,18 +316,10 @@ class ChatStream:
             elif not new_c and not old_c and not step.rolled_back:
                 fast_c = ""  # no content before or after, and what was sent is all of it: nothing to send
         self._tails = (step.tail_reasoning, step.tail_content)
-
-        def others() -> bool:
-            return bool(m.calls or step.calls) or bool(join([*m.reasoning, *step.tail_reasoning], src))
-
-        out = self._text_deltas(
-            fast_r,
-            lambda: join([*m.reasoning, *step.tail_reasoning], src),
-            fast_c,
-            lambda: join([*m.content, *step.tail_content], src),
-            others,
-            final=False,
-        )
+        if fast_r == "" and fast_c == "" and self._role_sent:
+            out: list[ChatDelta] = []  # both texts known unchanged (and in sync): no text delta, no prefix
+        else:
+            out = self._text_step(step, fast_r, fast_c)
         if self._synced[2]:
             if step.calls or len(self._calls) > step.first_call:  # else: no call before or after the cursor
                 out.extend(self._call_deltas(step.calls, step.first_call, src))
@@ -335,6 +327,23 @@ class ChatStream:
             out.extend(self._call_deltas([*m.calls[: step.first_call], *step.calls], 0, src))
         self._add_warnings(step.warnings)
         return out
+
+    def _text_step(self, step: Step, fast_r: str | None, fast_c: str | None) -> list[ChatDelta]:
+        """The role, reasoning and content deltas of one feed's incremental mapping (``fast_*``: see
+        :meth:`_text_deltas`)."""
+        m, src = self._mapper, self.text
+
+        def others() -> bool:
+            return bool(m.calls or step.calls) or bool(join([*m.reasoning, *step.tail_reasoning], src))
+
+        return self._text_deltas(
+            fast_r,
+            lambda: join([*m.reasoning, *step.tail_reasoning], src),
+            fast_c,
+            lambda: join([*m.content, *step.tail_content], src),
+            others,
+            final=False,
+        )
 
     def _emit_full(self, new: MappedMessage, *, final: bool = False) -> list[ChatDelta]:
         """The deltas from a whole message (a failed parse's, or the final one): every field compared whole."""

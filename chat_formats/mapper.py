@@ -239,10 +239,10 @@ def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
         value = json.loads(text)
     except json.JSONDecodeError:
         warnings.append(f"{where}: value {text[:40]!r} is not JSON for its schema; kept as a string")
-        return json.dumps(raw, ensure_ascii=False)
+        return _dumps(raw)
     if isinstance(prop, Mapping) and prop.get("type") == "string" and not isinstance(value, str):
-        return json.dumps(raw, ensure_ascii=False)
-    return json.dumps(value, ensure_ascii=False)
+        return _dumps(raw)
+    return _dumps(value)
 
 
 def _python_value(raw: str, where: str, warnings: list[str]) -> str:
@@ -251,7 +251,7 @@ def _python_value(raw: str, where: str, warnings: list[str]) -> str:
         return python_literal_json(raw)
     except ValueError:
         warnings.append(f"{where}: value {raw.strip()[:40]!r} is not a Python literal; kept as a string")
-        return json.dumps(raw, ensure_ascii=False)
+        return _dumps(raw)
 
 
 def _converted_value(node: AstNode, where: str, warnings: list[str]) -> str:
@@ -261,7 +261,7 @@ def _converted_value(node: AstNode, where: str, warnings: list[str]) -> str:
         return convert(node.text)
     except ValueError:
         warnings.append(f"{where}: value {node.text.strip()[:40]!r} could not be read; kept as a string")
-        return json.dumps(node.text, ensure_ascii=False)
+        return _dumps(node.text)
 
 
 _HALF_PAIR = re.compile(r"(\\+)u[dD][89abAB][0-9a-fA-F]{2}$")
@@ -290,7 +290,7 @@ that a growing value costs its new characters (the output only grows: the text o
 def _escaped(node: AstNode, cache: StringCache | None) -> str:
     """The JSON-escaped text of ``node`` (no quotes), from ``cache`` plus what the node gained since."""
     if cache is None:
-        return json.dumps(node.text, ensure_ascii=False)[1:-1]
+        return _dumps(node.text)[1:-1]
     hit = cache.get(node.start)
     if hit is not None and hit[0] <= node.end:
         text = hit[1] + _encode(node.text_from(hit[0]))[1:-1] if hit[0] < node.end else hit[1]
@@ -303,6 +303,9 @@ def _escaped(node: AstNode, cache: StringCache | None) -> str:
 
 
 _encode = json.encoder.encode_basestring  # json.dumps of a str with ensure_ascii=False, without the dispatch
+# json.dumps(value, ensure_ascii=False) without building an encoder per call (json.dumps makes a new one for any
+# argument that is not a default: ~8 µs of the ~12 a closed typed value cost); same options, same text.
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _xml_arguments(

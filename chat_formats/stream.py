@@ -442,7 +442,7 @@ class ChatStream:
             i = start + j
             if i < len(sent):
                 old = sent[i]
-                if (old.name, old.id) != (call.name, call.id):
+                if old.name != call.name or old.id != call.id:
                     self._grow(f"tool call {i}", old.name + old.id, call.name + call.id + "\x00")
                     synced = False
                     break
@@ -454,11 +454,12 @@ class ChatStream:
                 elif source and value[0] >= 0 and old.open_string[0] == value[0] and old.open_string[1] <= value[1]:
                     grown = _escape(source[old.open_string[1] : value[1]])[1:-1]  # the same value, longer
                 else:
-                    old_args = old.arguments
-                    grown = self._grow(f"tool call {i} arguments", old_args, call.arguments)
-                    if not call.arguments.startswith(old_args):
+                    old_args, new_args = old.arguments, call.arguments
+                    if not new_args.startswith(old_args):
+                        self._grow(f"tool call {i} arguments", old_args, new_args)  # records the warning
                         synced = False
                         continue
+                    grown = new_args[len(old_args) :]
                 if grown:
                     old.parts.append(grown)
                     old.length += len(grown)

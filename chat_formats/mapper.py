@@ -190,8 +190,12 @@ class _Below:
                     values.setdefault(base, value)
                 else:
                     values.setdefault(tag, n)
-            if kind & _HEAD:
-                head_end = max(head_end, n.end)
+            if not kind:  # most nodes (rules, values, closers): nothing more to record
+                if n.children:
+                    todo.extend(reversed(n.children))
+                continue
+            if kind & _HEAD and n.end > head_end:
+                head_end = n.end
             if kind & _CALL:
                 nested = True
                 continue

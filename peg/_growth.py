@@ -34,7 +34,7 @@ from typing import Any
 
 from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
-from ._packrat import CALL_MODE, DROP_STEP, LOOK_STEP, MORE, Machine
+from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
 
@@ -167,16 +167,20 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         op, pos, _stack, spaced = live  # (a scanner after such spaces would need the same care: not followed)
     else:
         return None
-    steps = machine.plan[0]
-    kinds = [step[0] for step in steps]
-    if LOOK_STEP in kinds:
-        return None  # a look-ahead: the path above it ends where it starts
-    # An atomic group still open: the nodes inside it (the steps before its last drop) are not shown.
-    hidden = DROP_STEP in kinds
-    if hidden:
-        steps = steps[len(kinds) - kinds[::-1].index(DROP_STEP) :]
-    tags = tuple([step[1].tag for step in steps])
-    starts = tuple([step[2] for step in steps])
+    tag_list: list[str] = []
+    start_list: list[int] = []
+    hidden = False  # the live leaf is inside an open atomic group
+    for kind, fop, start, _ in machine.plan[0]:
+        if kind == NODE_STEP:
+            tag_list.append(fop.tag)
+            start_list.append(start)
+        elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
+            tag_list.clear()
+            start_list.clear()
+            hidden = True
+        else:  # a look-ahead: the path above it ends where it starts
+            return None
+    tags, starts = tuple(tag_list), tuple(start_list)
     text = machine.text
     held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
@@ -232,37 +236,11 @@ def _run_of(leaf: Any, frame: Any, hidden: bool) -> tuple[Any, ...]:
 
 
 _LONGEST_FOLLOW = 64  # items followed after the live leaf (markers are a few)
-# What _follow appends for an item at depth 0, and its answer, by (id of the item, hidden): a pure function of
-# the (immutable) compiled item, so each item of a grammar is followed once. The item is kept for an identity check.
-_FOLLOWED: dict[tuple[int, bool], tuple[Any, tuple[Any, ...], bool]] = {}
 
 
 def _follow(op: Any, run: list[Any], hidden: bool, depth: int) -> bool:
     """Append the items of ``op`` to ``run`` when they are all literals, spaces and character runs (flattening
-    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item. Memoised per
-    item (see ``_FOLLOWED``); the bound on ``run``'s length is applied to what is appended."""
-    if depth == 0:
-        key = (id(op), hidden)
-        hit = _FOLLOWED.get(key)
-        if hit is None or hit[0] is not op:
-            items: list[Any] = []
-            ok = _follow_items(op, items, hidden, 0)
-            if len(_FOLLOWED) > 4096:
-                _FOLLOWED.clear()
-            hit = _FOLLOWED[key] = (op, tuple(items), ok)
-        _, items_, ok = hit
-        room = _LONGEST_FOLLOW - len(run)
-        if len(items_) >= room:
-            # The unmemoised walk stops at the item that fills ``run``: the same items, then False.
-            run.extend(items_[:room])
-            return False
-        run.extend(items_)
-        return ok
-    return _follow_items(op, run, hidden, depth)
-
-
-def _follow_items(op: Any, run: list[Any], hidden: bool, depth: int) -> bool:
-    """:func:`_follow` without the memo, with no bound on ``run``'s length (the memo applies it)."""
+    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item."""
     k = op.kind
     if k in (K_LIT, K_SPACE, K_CHARS):
         run.append(op)

@@ -53,7 +53,6 @@ __all__ = [
     "CALL_MODE",
     "DROP_STEP",
     "FAIL",
-    "LOOK_STEP",
     "MORE",
     "NODE_STEP",
     "NO_BAD_OFFSET",
@@ -464,9 +463,8 @@ class Machine:
 
 
 _NODE, _DROP, _LOOK = range(3)
-# For peg._growth: a snapshot entering a leaf; plan steps making a node, dropping the nodes of an atomic group,
-# entering a look-ahead.
-CALL_MODE, NODE_STEP, DROP_STEP, LOOK_STEP = _CALL, _NODE, _DROP, _LOOK
+# For peg._growth: a snapshot entering a leaf; plan steps making a node, dropping the nodes of an atomic group.
+CALL_MODE, NODE_STEP, DROP_STEP = _CALL, _NODE, _DROP
 Plan = tuple[tuple[tuple[int, Any, int, tuple[AstNode, ...]], ...], tuple[AstNode, ...]]
 
 

@@ -316,18 +316,10 @@ class ChatStream:
             elif not new_c and not old_c and not step.rolled_back:
                 fast_c = ""  # no content before or after, and what was sent is all of it: nothing to send
         self._tails = (step.tail_reasoning, step.tail_content)
-
-        def others() -> bool:
-            return bool(m.calls or step.calls) or bool(join([*m.reasoning, *step.tail_reasoning], src))
-
-        out = self._text_deltas(
-            fast_r,
-            lambda: join([*m.reasoning, *step.tail_reasoning], src),
-            fast_c,
-            lambda: join([*m.content, *step.tail_content], src),
-            others,
-            final=False,
-        )
+        if fast_r == "" and fast_c == "" and self._role_sent:
+            out: list[ChatDelta] = []  # both texts known unchanged (and in sync): no text delta, no prefix
+        else:
+            out = self._text_step(step, fast_r, fast_c)
         if self._synced[2]:
             if step.calls or len(self._calls) > step.first_call:  # else: no call before or after the cursor
                 out.extend(self._call_deltas(step.calls, step.first_call, src))
@@ -335,6 +327,23 @@ class ChatStream:
             out.extend(self._call_deltas([*m.calls[: step.first_call], *step.calls], 0, src))
         self._add_warnings(step.warnings)
         return out
+
+    def _text_step(self, step: Step, fast_r: str | None, fast_c: str | None) -> list[ChatDelta]:
+        """The role, reasoning and content deltas of one feed's incremental mapping (``fast_*``: see
+        :meth:`_text_deltas`)."""
+        m, src = self._mapper, self.text
+
+        def others() -> bool:
+            return bool(m.calls or step.calls) or bool(join([*m.reasoning, *step.tail_reasoning], src))
+
+        return self._text_deltas(
+            fast_r,
+            lambda: join([*m.reasoning, *step.tail_reasoning], src),
+            fast_c,
+            lambda: join([*m.content, *step.tail_content], src),
+            others,
+            final=False,
+        )
 
     def _emit_full(self, new: MappedMessage, *, final: bool = False) -> list[ChatDelta]:
         """The deltas from a whole message (a failed parse's, or the final one): every field compared whole."""
@@ -433,7 +442,7 @@ class ChatStream:
             i = start + j
             if i < len(sent):
                 old = sent[i]
-                if (old.name, old.id) != (call.name, call.id):
+                if old.name != call.name or old.id != call.id:
                     self._grow(f"tool call {i}", old.name + old.id, call.name + call.id + "\x00")
                     synced = False
                     break
@@ -445,11 +454,12 @@ class ChatStream:
                 elif source and value[0] >= 0 and old.open_string[0] == value[0] and old.open_string[1] <= value[1]:
                     grown = _escape(source[old.open_string[1] : value[1]])[1:-1]  # the same value, longer
                 else:
-                    old_args = old.arguments
-                    grown = self._grow(f"tool call {i} arguments", old_args, call.arguments)
-                    if not call.arguments.startswith(old_args):
+                    old_args, new_args = old.arguments, call.arguments
+                    if not new_args.startswith(old_args):
+                        self._grow(f"tool call {i} arguments", old_args, new_args)  # records the warning
                         synced = False
                         continue
+                    grown = new_args[len(old_args) :]
                 if grown:
                     old.parts.append(grown)
                     old.length += len(grown)

@@ -19,7 +19,7 @@ from typing import Any
 
 import chat_formats.stream as stream_module
 from chat_formats import ChatFormat, get_format
-from tests.chat_formats.support import as_message_dict
+from tests.chat_formats.support import as_message_dict, stream_deltas
 from tests.chat_formats.test_stream_fast_lane import CASES, SALT
 
 
@@ -55,16 +55,6 @@ def _pieces(rng: random.Random, text: str) -> list[str]:
     return out
 
 
-def _deltas(fmt: ChatFormat, pieces: list[str], *, fast: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    stream = fmt.stream()
-    stream._fast_lane = fast
-    out: list[Any] = []
-    for piece in pieces:
-        out.extend(stream.feed(piece))
-    out.extend(stream.finish())
-    return [d.model_dump() for d in out], as_message_dict(stream.message)
-
-
 def main() -> None:
     """Run the campaign for ``--minutes`` and print the counts."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -89,8 +79,8 @@ def main() -> None:
             text = _insert(rng, text, markers)
         pieces = _pieces(rng, text)
         cases[name] += 1
-        fast = _deltas(fmt, pieces, fast=True)
-        slow = _deltas(fmt, pieces, fast=False)
+        fast = stream_deltas(fmt, pieces, fast=True)
+        slow = stream_deltas(fmt, pieces, fast=False)
         parsed = as_message_dict(fmt.parse(text, salt=SALT))
         if fast != slow or fast[1] != parsed:
             mismatches[name] += 1

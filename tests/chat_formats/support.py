@@ -78,6 +78,17 @@ def as_message_dict(m: ChatMessage) -> dict[str, Any]:
     return {"content": m.content, "reasoning": m.reasoning_content, "calls": calls}
 
 
+def stream_deltas(fmt: ChatFormat, pieces: list[str], *, fast: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every delta of streaming ``pieces`` (fast lane on or off) as dicts, and the message they add up to."""
+    stream = fmt.stream()
+    stream._fast_lane = fast
+    out: list[ChatDelta] = []
+    for piece in pieces:
+        out.extend(stream.feed(piece))
+    out.extend(stream.finish())
+    return [d.model_dump() for d in out], as_message_dict(stream.message)
+
+
 def check_stream(fmt: ChatFormat, text: str, pieces: list[str]) -> None:
     """Streaming ``pieces`` (which join to ``text``) ends in the one-shot parse of ``text`` (same call ids); the
     deltas follow the chunk rules and replay through the ``openai`` package's accumulator to that message."""

@@ -14,7 +14,7 @@ import chat_formats.stream as stream_module
 from chat_formats import ChatDelta, ChatFormat, get_format
 from tests.chat_formats.corpus import JUDGED, load_samples
 from tests.chat_formats.samples import SAMPLES, TOOLS
-from tests.chat_formats.support import as_message_dict, chunks
+from tests.chat_formats.support import as_message_dict, chunks, stream_deltas
 
 CASES: list[tuple[str, str, dict[str, Any]]] = [
     (fmt, case.output, {"tools": TOOLS, **case.options}) for fmt, cases in SAMPLES.items() for case in cases
@@ -24,20 +24,9 @@ SALT = "0123456789abcdef"
 WRITE_TOOLS = [t for t in TOOLS if t["function"]["name"] == "write_file"]
 
 
-def _deltas(fmt: ChatFormat, pieces: list[str], *, fast: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every delta of streaming ``pieces`` (fast lane on or off) as dicts, and the message they add up to."""
-    stream = fmt.stream()
-    stream._fast_lane = fast
-    out: list[ChatDelta] = []
-    for piece in pieces:
-        out.extend(stream.feed(piece))
-    out.extend(stream.finish())
-    return [d.model_dump() for d in out], as_message_dict(stream.message)
-
-
 def _same_deltas(fmt: ChatFormat, pieces: list[str]) -> None:
-    fast = _deltas(fmt, pieces, fast=True)
-    slow = _deltas(fmt, pieces, fast=False)
+    fast = stream_deltas(fmt, pieces, fast=True)
+    slow = stream_deltas(fmt, pieces, fast=False)
     assert fast == slow
     assert fast[1] == as_message_dict(fmt.parse("".join(pieces), salt=SALT))
 

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Incremental mapping for streams: map only what lies after the settled prefix of the parse.
 
 :func:`~chat_formats.mapper.map_nodes` walks every node of a parse; a stream that called it on every feed paid
@@ -185,16 +186,24 @@ class IncrementalMapper:
         step = Step(len(self.calls))
         self._check_cursor(nodes, step)
         frames = self.frames
-        # The walk: per level [node tuple, next index]; levels above the deepest resume after their container.
-        stack: list[tuple[tuple[AstNode, ...], int]] = [(f.seq, f.k + 1) for f in frames[:-1]]
-        stack.append((frames[-1].seq, frames[-1].k))
+        # The walk: per level a node tuple and the next index in it (two parallel stacks: no tuple per visit);
+        # levels above the deepest resume after their container.
+        seqs: list[tuple[AstNode, ...]] = []
+        nexts: list[int] = []
+        for frame in frames:
+            seqs.append(frame.seq)
+            nexts.append(frame.k + 1)
+        nexts[-1] -= 1
+        top = frames[-1]
         settling = True
         index = len(self.calls)
         tools, salt, id_position = self.tools, self.salt, self.id_position
-        while stack:
-            seq, i = stack[-1]
+        while seqs:
+            seq = seqs[-1]
+            i = nexts[-1]
             if i >= len(seq):
-                stack.pop()
+                seqs.pop()
+                nexts.pop()
                 if settling and len(frames) > 1:
                     parent = frames[-2]
                     container = parent.seq[parent.k]
@@ -202,10 +211,11 @@ class IncrementalMapper:
                         settling = False  # it may get more children: the cursor stays inside it
                     else:
                         frames.pop()
+                        top = parent
                         parent.k += 1
                         parent.marks.append(self._sizes())
                 continue
-            stack[-1] = (seq, i + 1)
+            nexts[-1] = i + 1
             node: AstNode = seq[i]
             tag = node.tag
             if tag in (REASONING, CONTENT):
@@ -219,33 +229,40 @@ class IncrementalMapper:
                     break  # an unpublished call: nothing after it can be published either (monotonicity)
                 index += 1
                 step.calls.append(call)
-                step.warnings.extend(warnings)
+                if warnings:
+                    step.warnings.extend(warnings)
                 if settling and call.complete and not node.partial and node.end < size:
                     self.calls.append(call)
-                    self.warnings.extend(warnings)
+                    if warnings:
+                        self.warnings.extend(warnings)
                     step.settled_calls += 1
-                    frames[-1].k += 1
-                    frames[-1].marks.append(self._sizes())
+                    top.k += 1
+                    top.marks.append(self._sizes())
                 else:
                     settling = False
                 continue
             else:
-                stack.append((node.children, 0))
+                seqs.append(node.children)
+                nexts.append(0)
                 if settling:
-                    frames.append(_Frame(node.children, self._sizes()))
+                    top = _Frame(node.children, self._sizes())
+                    frames.append(top)
                 continue
             settle = settling and not node.partial and node.end < size
             if tag == REASONING:
-                (step.settled_reasoning if settle else step.tail_reasoning).append(piece)
                 if settle:
+                    step.settled_reasoning.append(piece)
                     self.reasoning.append(piece)
+                else:
+                    step.tail_reasoning.append(piece)
+            elif settle:
+                step.settled_content.append(piece)
+                self.content.append(piece)
             else:
-                (step.settled_content if settle else step.tail_content).append(piece)
-                if settle:
-                    self.content.append(piece)
+                step.tail_content.append(piece)
             if settle:
-                frames[-1].k += 1
-                frames[-1].marks.append(self._sizes())
+                top.k += 1
+                top.marks.append(self._sizes())
             else:
                 settling = False
         return step

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """AST → message: turn the tagged nodes of a (possibly partial) parse into reasoning, content and tool calls.
 
 The mapping is a pure function of the parse result, so a streamed message and a one-shot parse of the same text
@@ -167,6 +168,9 @@ class _Below:
         ``tool-arg`` node's inside as a walk of its own, kept in ``scans`` (by ``id`` of the node) and merged
         into this one — the same records as one walk (the inside is contiguous in pre-order), and the mapping
         of the arguments reuses it instead of walking the argument again."""
+        self._walk(node, closed, split)
+
+    def _walk(self, node: AstNode, closed: ArgCache | None, split: bool) -> None:
         first: dict[str, AstNode] = {}
         values: dict[str, AstNode | str] = {}
         args: list[AstNode] = []
@@ -180,8 +184,8 @@ class _Below:
         while todo:
             n = todo.pop()
             tag = n.tag
-            kind = kinds.get(tag)
-            if kind is None:
+            kind = kinds.get(tag, -1)
+            if kind < 0:
                 kind = _tag_kind(tag)
             if tag not in first:
                 first[tag] = n
@@ -349,7 +353,6 @@ def _xml_arguments(
         if key is None:
             break
         closed = TOOL_ARG_CLOSE in scan.first and not arg.partial
-        prop = spec.property_schema(key) if spec else {}
         string_node = scan.first.get(TOOL_ARG_STRING_VALUE)
         json_node = scan.first.get(TOOL_ARG_JSON_VALUE)
         python_node = scan.first.get(TOOL_ARG_PYTHON_VALUE)
@@ -370,6 +373,7 @@ def _xml_arguments(
         elif string_node is not None:
             body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
         elif json_node is not None and closed:
+            prop = spec.property_schema(key) if spec else {}
             body = _typed_value(json_node.text, prop, f"{where}.{key}", warnings)
         else:
             break  # a JSON-typed value still being written: held back until its closer

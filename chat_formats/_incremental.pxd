@@ -1,0 +1,35 @@
+# Cython declarations augmenting _incremental.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt):
+# the mapper's classes become extension types with C fields, the walk's indices C integers. The .py file stays
+# the reference (and what runs without a build); these declarations change no behaviour.
+cimport cython
+
+cdef class Step:
+    cdef public bint rolled_back
+    cdef public Py_ssize_t first_call
+    cdef public list dropped_reasoning, dropped_content
+    cdef public list settled_reasoning, tail_reasoning, settled_content, tail_content
+    cdef public list calls, warnings
+    cdef public Py_ssize_t settled_calls
+
+cdef class _Frame:
+    cdef public tuple seq
+    cdef public Py_ssize_t k
+    cdef public list marks
+
+@cython.locals(j=Py_ssize_t)
+cpdef Py_ssize_t _common_prefix(tuple new, tuple old, Py_ssize_t k)
+
+cdef class IncrementalMapper:
+    cdef public object tools, salt, id_position
+    cdef public list frames, reasoning, content, calls, warnings
+    cdef dict _args, _strings
+
+    cdef tuple _sizes(self)
+    cdef _roll_back(self, Step step, Py_ssize_t level, Py_ssize_t index)
+    @cython.locals(frames=list, seq=tuple, last=Py_ssize_t, d=Py_ssize_t, frame=_Frame, k=Py_ssize_t, j=Py_ssize_t)
+    cdef _check_cursor(self, tuple nodes, Step step)
+    @cython.locals(
+        step=Step, frames=list, seqs=list, nexts=list, frame=_Frame, top=_Frame, parent=_Frame, settling=bint,
+        settle=bint, index=Py_ssize_t, seq=tuple, i=Py_ssize_t, warnings=list
+    )
+    cpdef Step update(self, tuple nodes, Py_ssize_t size)

@@ -1,0 +1,46 @@
+# Cython declarations augmenting mapper.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt): the
+# walk below a call becomes an extension type with C fields, the loops' counters and offsets C integers. The .py
+# file stays the reference (and what runs without a build); these declarations change no behaviour.
+cimport cython
+
+cdef dict _TAG_KINDS
+
+cdef long _tag_kind(str tag) except -1
+
+cdef class _Below:
+    cdef public dict first, values, scans
+    cdef public list args
+    cdef public object converted
+    cdef public Py_ssize_t head_end
+    cdef public bint nested
+
+    @cython.locals(
+        first=dict, values=dict, args=list, head_end=Py_ssize_t, nested=bint, scans=dict, todo=list, kinds=dict,
+        kind=long, scan=_Below
+    )
+    cdef _walk(self, object node, dict closed, bint split)
+    cpdef object value(self, str tag)
+
+@cython.locals(hit=tuple)
+cdef str _escaped(object node, dict cache)
+
+@cython.locals(
+    parts=list, seen=set, end=Py_ssize_t, hit=tuple, before=Py_ssize_t, scan=_Below, closed=bint, plain=bint
+)
+cdef tuple _xml_arguments(
+    _Below below, object spec, bint complete, list warnings, dict cache=*, dict strings=*, _Below first_scan=*
+)
+
+cdef Py_ssize_t _head_end(object arg, _Below scan) except? -2
+
+@cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t)
+cpdef object map_call(
+    object node, object tools, object salt, Py_ssize_t index, object id_position, bint final, list warnings,
+    dict arg_cache=*, dict string_cache=*
+)
+
+@cython.locals(hit=tuple, scan=_Below)
+cdef object _named(object arg, dict cache, _Below below)
+
+@cython.locals(end=Py_ssize_t)
+cdef Py_ssize_t _head_of_call_end(object node, _Below below) except? -2

@@ -247,9 +247,24 @@ def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
         value = json.loads(text)
     except json.JSONDecodeError:
         warnings.append(f"{where}: value {text[:40]!r} is not JSON for its schema; kept as a string")
-        return _dumps(raw)
+        return _encode(raw)
     if isinstance(prop, Mapping) and prop.get("type") == "string" and not isinstance(value, str):
-        return _dumps(raw)
+        return _encode(raw)
+    return _json_text(value)
+
+
+def _json_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``: strings, integers, booleans and null directly (the encoder's
+    set-up costs ~5 µs per call), anything else through the encoder."""
+    kind = type(value)
+    if kind is str:
+        return _encode(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
     return _dumps(value)
 
 
@@ -259,7 +274,7 @@ def _python_value(raw: str, where: str, warnings: list[str]) -> str:
         return python_literal_json(raw)
     except ValueError:
         warnings.append(f"{where}: value {raw.strip()[:40]!r} is not a Python literal; kept as a string")
-        return _dumps(raw)
+        return _encode(raw)
 
 
 def _converted_value(node: AstNode, where: str, warnings: list[str]) -> str:
@@ -269,7 +284,7 @@ def _converted_value(node: AstNode, where: str, warnings: list[str]) -> str:
         return convert(node.text)
     except ValueError:
         warnings.append(f"{where}: value {node.text.strip()[:40]!r} could not be read; kept as a string")
-        return _dumps(node.text)
+        return _encode(node.text)
 
 
 _HALF_PAIR = re.compile(r"(\\+)u[dD][89abAB][0-9a-fA-F]{2}$")
@@ -298,7 +313,7 @@ that a growing value costs its new characters (the output only grows: the text o
 def _escaped(node: AstNode, cache: StringCache | None) -> str:
     """The JSON-escaped text of ``node`` (no quotes), from ``cache`` plus what the node gained since."""
     if cache is None:
-        return _dumps(node.text)[1:-1]
+        return _encode(node.text)[1:-1]
     hit = cache.get(node.start)
     if hit is not None and hit[0] <= node.end:
         text = hit[1] + _encode(node.text_from(hit[0]))[1:-1] if hit[0] < node.end else hit[1]

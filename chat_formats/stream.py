@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Streaming: feed text deltas, get OpenAI ``chat.completion.chunk`` deltas that never need to be taken back.
 
 A :class:`ChatStream` keeps a peg incremental parse of the output so far. After each feed it maps the partial
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gbnf_backend import PegchatError
@@ -71,19 +71,30 @@ class StreamClosedError(PegchatError, RuntimeError):
     """``feed``/``finish`` called after ``finish``."""
 
 
-@dataclass
 class _SentCall:
-    """A call as sent: name, id, arguments as the pieces sent (joined when read), whether sent complete, and
-    the text span the arguments were when they were written verbatim (see ``MappedCall.args_span``), the span
-    of the open string value they end with (``MappedCall.open_string``)."""
+    """A call as sent: name, id, arguments as the pieces sent (joined when read), their length, whether sent
+    complete, and the text span the arguments were when they were written verbatim (see
+    ``MappedCall.args_span``), the span of the open string value they end with (``MappedCall.open_string``)."""
 
-    name: str
-    id: str
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    complete: bool = False
-    span: tuple[int, int] = (-1, -1)
-    open_string: tuple[int, int] = (-1, -1)
+    __slots__ = ("complete", "id", "length", "name", "open_string", "parts", "span")
+
+    def __init__(
+        self,
+        name: str,
+        id: str,
+        parts: list[str],
+        length: int,
+        complete: bool,
+        span: tuple[int, int],
+        open_string: tuple[int, int],
+    ) -> None:
+        self.name = name
+        self.id = id
+        self.parts = parts
+        self.length = length
+        self.complete = complete
+        self.span = span
+        self.open_string = open_string
 
     @property
     def arguments(self) -> str:
@@ -230,7 +241,7 @@ class ChatStream:
         if growth_ is None or not (self._role_sent and all(self._synced)):
             return
         tags, starts = growth_.tags, growth_.starts
-        if _SILENT_TAGS.issuperset(tags) or all(t in _SILENT_TAGS or t.startswith(_CONVERTED) for t in tags):
+        if _silent(tags):
             self._fast = (_SILENT, None)  # e.g. inside a marker: the mapped message cannot change
             return
         if growth_.literal:
@@ -502,4 +513,15 @@ _SILENT_TAGS = frozenset(
     )
 )
 _CONVERTED = TOOL_ARG_CONVERTED_VALUE
+
+
+def _silent(tags: Sequence[str]) -> bool:
+    """Whether a live path of nodes with ``tags`` can grow without changing the mapped message."""
+    # A loop, not all(generator): compiled, no generator object per feed.
+    for t in tags:  # noqa: SIM110
+        if t not in _SILENT_TAGS and not t.startswith(_CONVERTED):
+            return False
+    return True
+
+
 _escape = json.encoder.encode_basestring  # JSON string literal of a text (non-ASCII kept), as json.dumps does

@@ -1,0 +1,52 @@
+# Cython declarations augmenting stream.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt): the
+# stream and what it remembers of the sent message become extension types with C fields, its private steps C
+# methods. The .py file stays the reference (and what runs without a build); these declarations change no
+# behaviour.
+cimport cython
+
+from chat_formats._incremental cimport IncrementalMapper, Step
+
+cdef class _SentCall:
+    cdef public object name, id
+    cdef public list parts
+    cdef public Py_ssize_t length
+    cdef public bint complete
+    cdef public tuple span, open_string
+
+cdef class _SentText:
+    cdef public list parts
+    cdef public Py_ssize_t length
+
+    cpdef add(self, str text)
+
+cdef class ChatStream:
+    cdef object _asm, _prefix, _failed, _finish_reason
+    cdef public object reasoning_field, salt, _peg, _fast
+    cdef IncrementalMapper _mapper
+    cdef _SentText _reasoning, _content
+    cdef list _calls, _sent_warnings, _synced, _after_failure, _warnings
+    cdef set _warning_set
+    cdef bint _prefix_sent, _role_sent, _failed_whole, _finished
+    cdef public bint _fast_lane
+    cdef tuple _tails
+
+    @cython.locals(at=Py_ssize_t, sent=_SentCall)
+    cdef _arm(self, object result)
+    @cython.locals(kind=Py_ssize_t, tail=list, start=Py_ssize_t, end=Py_ssize_t, call=_SentCall)
+    cdef list _emit_extension(self, tuple fast, str more)
+    cdef str _grow(self, str field, str old, str new)
+    cdef list _emit_step(self, Step step)
+    cdef list _text_step(self, Step step, object fast_r, object fast_c)
+    cdef list _emit_full(self, object new, bint final=*)
+    cdef list _emit_failed_growth(self, str grown)
+    cdef list _role(self)
+    @cython.locals(held=bint, synced=bint)
+    cdef list _text_deltas(
+        self, object fast_reasoning, object reasoning, object fast_content, object content,
+        object has_calls_or_reasoning, bint final
+    )
+    cdef _add_warnings(self, object warnings)
+    @cython.locals(sent=list, synced=bint, i=Py_ssize_t, j=Py_ssize_t, old=_SentCall, span=tuple, value=tuple)
+    cdef list _call_deltas(self, object calls, Py_ssize_t start, str source)
+
+cdef bint _silent(tuple tags) except -1

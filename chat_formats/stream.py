@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from gbnf_backend import PegchatError
 from peg import ParseResult, Status
 
+from ._deltas import arguments_delta, call_start_delta, text_delta
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
 from .builder import (
     BLOCK,
@@ -59,7 +60,7 @@ from .builder import (
     TOOL_OPEN,
 )
 from .mapper import MappedCall, MappedMessage, new_salt
-from .messages import ChatDelta, ChatMessage, arguments_delta, call_start_delta, text_delta
+from .messages import ChatDelta, ChatMessage
 
 if TYPE_CHECKING:
     from ._assembly import Assembled, Assembler, Fallback

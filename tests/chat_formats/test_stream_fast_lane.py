@@ -135,7 +135,8 @@ def test_fast_lane_takes_most_feeds_of_a_long_text(name: str, tools: list[dict[s
 def test_deltas_built_without_validation_equal_validated_ones() -> None:
     """The stream's hot path builds deltas without pydantic validation: they equal the validated ones, with the
     same fields set (what ``model_dump(exclude_unset=True)`` and the chunks show)."""
-    from chat_formats.messages import DeltaFunction, DeltaToolCall, arguments_delta, call_start_delta, text_delta
+    from chat_formats._deltas import arguments_delta, call_start_delta, text_delta
+    from chat_formats.messages import DeltaFunction, DeltaToolCall
 
     pairs = [
         (text_delta("content", "hé"), ChatDelta(content="hé")),

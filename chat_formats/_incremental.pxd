@@ -3,6 +3,8 @@
 # the reference (and what runs without a build); these declarations change no behaviour.
 cimport cython
 
+@cython.final
+@cython.freelist(8)
 cdef class Step:
     cdef public bint rolled_back
     cdef public Py_ssize_t first_call
@@ -11,6 +13,8 @@ cdef class Step:
     cdef public list calls, warnings
     cdef public Py_ssize_t settled_calls
 
+@cython.final
+@cython.freelist(16)
 cdef class _Frame:
     cdef public tuple seq
     cdef public Py_ssize_t k
@@ -19,6 +23,7 @@ cdef class _Frame:
 @cython.locals(j=Py_ssize_t)
 cpdef Py_ssize_t _common_prefix(tuple new, tuple old, Py_ssize_t k)
 
+@cython.final
 cdef class IncrementalMapper:
     cdef public object tools, salt, id_position
     cdef public list frames, reasoning, content, calls, warnings

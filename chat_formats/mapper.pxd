@@ -7,6 +7,8 @@ cdef dict _TAG_KINDS
 
 cdef long _tag_kind(str tag) except -1
 
+@cython.final
+@cython.freelist(8)
 cdef class _Below:
     cdef public dict first, values, scans
     cdef public list args

@@ -78,7 +78,7 @@ IdPosition = Literal["none", "before_args", "after_args"]
 once the id or the arguments start), or after them (publish once the id is seen or the call closed)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class MappedCall:
     """A published tool call: ``name``, ``id`` (the model's, or generated), ``arguments`` so far, ``complete``;
     ``end``: the offset up to which the call's text is represented by these fields (the end of the call when

@@ -6,6 +6,7 @@ cimport cython
 
 from chat_formats._incremental cimport IncrementalMapper, Step
 
+@cython.final
 cdef class _SentCall:
     cdef public object name, id
     cdef public list parts
@@ -13,6 +14,7 @@ cdef class _SentCall:
     cdef public bint complete
     cdef public tuple span, open_string
 
+@cython.final
 cdef class _SentText:
     cdef public list parts
     cdef public Py_ssize_t length

@@ -140,7 +140,7 @@ class Stream:
         if isinstance(g, Growth) and snap is not None:
             state = g.scan_state()
             if state is not None:
-                self._machine.snapshot = snap._replace(resume=state)
+                self._machine.snapshot = snap.resumed(state)
 
     def _append(self, more: str | bytes, *, final: bool) -> None:
         if self._finished:

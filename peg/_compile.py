@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Building a parser: resolve rule references, validate the graph, and flatten it into a program of ops.
 
 This runs once per root node (the program is cached on it). It raises :class:`GrammarError` for a dangling

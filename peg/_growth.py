@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Pure growth: text a stream can take without running the machine, because it only lengthens the live path.
 
 Most of a model's output extends one growing text — content, reasoning, a JSON string, an XML parameter value —

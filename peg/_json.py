@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """A resumable JSON scanner: the parser side of :func:`peg.json` and friends.
 
 JSON is scanned natively (not through combinators) with an explicit container stack, so 100,000 nested arrays

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Parse results and the AST: nodes exist only for :func:`peg.tag` and :func:`peg.rule` matches."""
 
 from __future__ import annotations

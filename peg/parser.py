@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Running a parser: one-shot ``parser.parse(text, partial=...)`` and incremental ``parser.stream()``.
 
 A :class:`Stream` keeps one packrat machine across feeds (see ``_packrat.py``): memo entries that never looked

@@ -1,6 +1,9 @@
 # Cython declarations for peg/_compile.py (an "augmenting" .pxd: the .py stays the source of truth and runs
 # unchanged without Cython). Compiled, an Op is a C struct: the packrat machine reads its fields directly.
 
+import cython
+
+@cython.final
 cdef class Op:
     cdef public object node
     cdef public int kind
@@ -10,6 +13,7 @@ cdef class Op:
     cdef public bint strict
     cdef public object regex, finder, first
 
+@cython.final
 cdef class Program:
     cdef public Op root
     cdef public list ops

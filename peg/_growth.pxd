@@ -4,6 +4,7 @@
 import cython
 
 from peg._compile cimport Op
+from peg._json cimport scan_brackets, scan_json
 from peg._packrat cimport Machine, Snapshot
 
 cdef int K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL

@@ -1,18 +1,22 @@
 # Cython declarations for peg/_packrat.py (augmenting .pxd: the .py runs unchanged without Cython). Compiled, the
 # op kinds and statuses are C constants, ops, nodes, snapshots and the machine are C structs, and the registers
-# of the loop are C integers (offsets are Py_ssize_t: NO_BAD_OFFSET = 1 << 62 must fit).
+# of the loop are C integers (offsets are Py_ssize_t: NO_BAD_OFFSET = 1 << 62 must fit). A snapshot is in no
+# reference cycle (it holds frames, which hold ops and nodes): the garbage collector need not track it.
 
 import cython
 
 from peg._compile cimport Op, Program
+from peg._json cimport scan_json
 from peg.ast cimport AstNode, Source
 
 cdef int COMPOSITE, K_ANY, K_ATOMIC, K_CHARS, K_CHOICE, K_END, K_EPS, K_JSON, K_LIT, K_NEGATE, K_PEEK, K_REP
 cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int _SUCCESS, _FAIL, _MORE, _CALL, _RET, _NODE, _DROP, _LOOK
-cdef tuple _START, _SCANNERS
+cdef tuple _START
 cdef object _NO
 
+@cython.final
+@cython.no_gc
 cdef class Snapshot:
     cdef public int mode
     cdef public object op
@@ -23,6 +27,7 @@ cdef class Snapshot:
 
     cpdef Snapshot resumed(self, object resume)
 
+@cython.final
 cdef class Machine:
     cdef public Program program
     cdef public Source source

@@ -214,20 +214,26 @@ class Machine:
         text = source.text
         n = len(text)
         op = saved.op
-        if partial and saved.mode == _CALL and op.kind in _SCANNERS and saved.stack is not None and self.tracer is None:
-            # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
-            # stops at the end again, the result is its "need more input" unwound through the same stack:
-            # exactly what the loop below computes, without its set-up and dispatch.
+        if partial and saved.mode == _CALL and saved.stack is not None and self.tracer is None:
             at = saved.pos
-            if op.kind == K_UNTIL:
-                got, where = _until(op, text, n, at, saved.resume, partial)
-                again = got[0] == _MORE and not at <= self.bad < got[1]
-            else:
-                st, e, where, _desc = scan_json(op.jkind, text, at, saved.resume, partial)
-                again, got = st == _MORE, (st, e, None)
-            if again:
-                self.snapshot = saved.resumed(where)
-                return _unwind_more(self, saved.stack, got), saved.fail_pos, saved.fail_expected
+            if op.kind in _SCANNERS:
+                # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
+                # stops at the end again, the result is its "need more input" unwound through the same stack:
+                # exactly what the loop below computes, without its set-up and dispatch.
+                if op.kind == K_UNTIL:
+                    got, where = _until(op, text, n, at, saved.resume, partial)
+                    again = got[0] == _MORE and not at <= self.bad < got[1]
+                else:
+                    st, e, where, _desc = scan_json(op.jkind, text, at, saved.resume, partial)
+                    again, got = st == _MORE, (st, e, None)
+                if again:
+                    self.snapshot = saved.resumed(where)
+                    return _unwind_more(self, saved.stack, got), saved.fail_pos, saved.fail_expected
+            elif op.kind == K_LIT and n - at < len(op.text) and op.text.startswith(text[at:]):
+                # A marker still cut by the end: the same, and the resume point stays as it is (the loop below
+                # would make an equal one); the marker is the live leaf (see ``self.live``).
+                self.live = (op, at, saved.stack, False)
+                return _unwind_more(self, saved.stack, (_MORE, n, None)), saved.fail_pos, saved.fail_expected
         bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.

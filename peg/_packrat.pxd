@@ -62,5 +62,7 @@ cdef tuple _more_plan(object stack, dict cache)
 
 cdef tuple _fail_nodes(object stack, Py_ssize_t fpos, Source source)
 
-@cython.locals(steps=tuple, top=tuple, inner=tuple, prefix=tuple, end=Py_ssize_t, start=Py_ssize_t, kind=int, fop=Op)
+@cython.locals(
+    steps=tuple, step=tuple, top=tuple, inner=tuple, prefix=tuple, end=Py_ssize_t, start=Py_ssize_t, kind=int, fop=Op
+)
 cdef tuple _unwind_more(Machine machine, object stack, tuple r)

@@ -581,7 +581,8 @@ def _unwind_more(machine: Machine, stack: Any, r: Result) -> tuple[int, int, tup
         machine.plan_stack = stack
     end, source = r[1], machine.source
     inner: tuple[AstNode, ...] = () if r[2] is None else _flatten_cached(machine.flat_cache, r[2])
-    for kind, fop, start, prefix in steps:
+    for step in steps:
+        kind, fop, start, prefix = step  # (unpacking a typed tuple: no generic iteration once compiled)
         if kind == _NODE:
             inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, source),)
         elif kind == _DROP:

@@ -16,5 +16,5 @@ cdef class Stream:
     cdef bint _finished
     cdef list _pending
 
-    @cython.locals(m=Machine, status=int, end=Py_ssize_t)
+    @cython.locals(m=Machine, raw=tuple, status=int, end=Py_ssize_t)
     cpdef feed(self, object more)

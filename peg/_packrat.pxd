@@ -7,7 +7,7 @@ import cython
 
 from peg._compile cimport Op, Program
 from peg._json cimport scan_json
-from peg.ast cimport AstNode, Source
+from peg.ast cimport AstNode, Source, make_node
 
 cdef int COMPOSITE, K_ANY, K_ATOMIC, K_CHARS, K_CHOICE, K_END, K_EPS, K_JSON, K_LIT, K_NEGATE, K_PEEK, K_REP
 cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
@@ -25,6 +25,7 @@ cdef class Snapshot:
     cdef public Py_ssize_t touches, fail_pos
     cdef public object fail_expected, fail_stack
 
+    @cython.locals(snap=Snapshot)
     cpdef Snapshot resumed(self, object resume)
 
 @cython.final

@@ -19,3 +19,15 @@ cdef class AstNode:
     cdef public bint partial
     cdef public tuple children
     cdef public object _source
+
+@cython.final
+@cython.freelist(8)
+cdef class ParseResult:
+    cdef public object status, error
+    cdef public Py_ssize_t end
+    cdef public tuple nodes
+
+@cython.locals(node=AstNode)
+cpdef AstNode make_node(
+    object tag, object rule, Py_ssize_t start, Py_ssize_t end, bint partial, tuple children, object source
+)

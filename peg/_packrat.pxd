@@ -37,6 +37,9 @@ cdef class Machine:
     cdef public object tracer, snapshot, final, plan_stack, live
     cdef public tuple plan
 
+    @cython.locals(source=Source, text=str)
+    cpdef append(self, str more)
+
     @cython.locals(
         saved=Snapshot, snap=Snapshot, op=Op, fop=Op, source=Source, node=AstNode,
         n=Py_ssize_t, at=Py_ssize_t, bad=Py_ssize_t, nops=Py_ssize_t, key=Py_ssize_t, pos=Py_ssize_t,

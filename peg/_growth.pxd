@@ -33,8 +33,16 @@ cdef class Growth:
     @cython.locals(cut=Py_ssize_t)
     cpdef Py_ssize_t _cut(self, str text)
 
-@cython.locals(snap=Snapshot, op=Op, fop=Op, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint)
+@cython.locals(
+    snap=Snapshot, op=Op, fop=Op, step=tuple, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint
+)
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 
 @cython.locals(p=Py_ssize_t, n=Py_ssize_t, e=Py_ssize_t, count=Py_ssize_t, k=int, op=Op)
 cdef bint _stops_inside(tuple run, str text)
+
+@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple)
+cdef tuple _run_of(Op leaf, object frame, bint hidden)
+
+@cython.locals(k=int, kid=Op)
+cdef bint _follow(Op op, list run, bint hidden, int depth)

@@ -17,6 +17,7 @@ cdef object _NO
 
 @cython.final
 @cython.no_gc
+@cython.freelist(8)
 cdef class Snapshot:
     cdef public int mode
     cdef public object op

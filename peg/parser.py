@@ -58,6 +58,8 @@ def parse_text(parser: Parser, text: str | bytes, *, partial: bool, trace: bool)
     """Parse ``text`` with ``parser`` (see :meth:`peg.Parser.parse`). Cost linear in ``len(text)``."""
     if isinstance(text, bytes):
         text = decode(text, final=not partial)
+    elif type(text) is not str and isinstance(text, str):
+        text = str(text)  # a str subclass: its plain text (the compiled machine holds exact str)
     machine = Machine(compile_program(parser), Tracer() if trace else None)
     machine.text = text
     machine.bad = first_invalid(text)
@@ -150,8 +152,11 @@ class Stream:
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
             more = self._decoder.decode(more, final=final)
-        elif final and self._decoder is not None:
-            more += self._decoder.decode(b"", final=True)
+        else:
+            if type(more) is not str and isinstance(more, str):
+                more = str(more)  # a str subclass: its plain text (the compiled machine holds exact str)
+            if final and self._decoder is not None:
+                more += self._decoder.decode(b"", final=True)
         if more:
             m = self._machine
             if m.bad > len(m.text):

@@ -385,3 +385,14 @@ def test_a_streams_methods_can_be_wrapped_on_the_instance() -> None:
 
     s.feed = counting  # type: ignore[method-assign]
     assert s.feed("ab").status is Status.NEED_MORE_INPUT and seen == ["ab"]
+
+
+def test_text_of_a_str_subclass_parses_as_its_plain_text() -> None:
+    class Marked(str):
+        __slots__ = ()
+
+    parser = tag("c", until("<x>")) + "<x>"
+    assert parser.parse(Marked("ab<x>")) == parser.parse("ab<x>")
+    s = parser.stream()
+    assert s.feed(Marked("ab")).nodes == parser.parse("ab", partial=True).nodes
+    assert s.feed(Marked("<x>")).status is Status.SUCCESS

@@ -138,8 +138,8 @@ def scan_json(
                 mode, p = _AFTER, m.end()
                 if prefix_end >= n and stack is None:
                     return SUCCESS, p, (_VALUE, p, None, False), ""
-            elif c in _WORDS:
-                word = _WORDS[c]
+            elif c in "tfn":  # the first characters of _WORDS
+                word = _WORDS[text[p]]
                 if text.startswith(word, p):
                     mode, p = _AFTER, p + len(word)
                 elif n - p < len(word) and word.startswith(text[p:]):

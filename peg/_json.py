@@ -139,7 +139,7 @@ def scan_json(
                 if prefix_end >= n and stack is None:
                     return SUCCESS, p, (_VALUE, p, None, False), ""
             elif c in "tfn":  # the first characters of _WORDS
-                word = _WORDS[text[p]]
+                word = _WORDS[text[p : p + 1]]
                 if text.startswith(word, p):
                     mode, p = _AFTER, p + len(word)
                 elif n - p < len(word) and word.startswith(text[p:]):

@@ -242,6 +242,22 @@ def run_group(title: str, cases: list[Case], sizes: list[int], unit: str, *, peg
             print(f"{label(name, make):24} flat? us/token at {unit} {sizes[-1]} / at {sizes[0]} = {flat:.2f}")
 
 
+def compiled_modules() -> str:
+    """Which of the modules Cython can compile run compiled here: "compiled (n)", "pure Python" or a mix."""
+    import importlib
+    import importlib.machinery
+
+    names = ["peg._packrat", "peg._growth", "peg.parser", "chat_formats.stream", "chat_formats.mapper"]
+    built = [
+        n
+        for n in names
+        if str(importlib.import_module(n).__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    ]
+    if not built:
+        return "pure Python (no Cython build: pip install . or scripts/cython_inplace.sh)"
+    return f"compiled ({len(built)} of {len(names)} checked)" if len(built) < len(names) else "compiled (Cython)"
+
+
 def main() -> None:
     """Print the three groups."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -256,6 +272,7 @@ def main() -> None:
     global REPEAT
     REPEAT = max(1, args.repeat)
     groups = set(args.only or ["shapes", "calls", "long", "nested"])
+    print(f"modules: {compiled_modules()}")
     if "shapes" in groups:
         shapes: list[Case] = [
             ("hermes", TOOLS, shape_content),

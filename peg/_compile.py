@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Building a parser: resolve rule references, validate the graph, and flatten it into a program of ops.
 
 This runs once per root node (the program is cached on it). It raises :class:`GrammarError` for a dangling
@@ -118,7 +119,7 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
         case n.Literal():
             op.text, op.desc = node.text, repr(node.text)
         case n.Chars():
-            op.lo, op.hi = node.min, node.max
+            op.lo, op.hi = _bound(node.min), _bound(node.max)
             quant = "*" if node.max == -1 else f"{{0,{node.max}}}"
             op.regex = re.compile(node.cls.regex_body() + quant)
             op.desc = node.cls.gbnf()
@@ -133,12 +134,12 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
                 op.first = re.compile("[" + "".join(sorted({re.escape(d[0]) for d in node.delimiters})) + "]")
             op.desc = " or ".join(repr(d) for d in node.delimiters) or "end of input"
         case n.Space():
-            op.hi = node.max
+            op.hi = _bound(node.max)
             op.regex = re.compile("[ \\t\\n\\r\\x0b\\x0c]" + ("*" if node.max == -1 else f"{{0,{node.max}}}"))
         case n.Json():
             op.jkind = node.json_kind
         case n.Repeat():
-            op.lo, op.hi = node.min, node.max
+            op.lo, op.hi = _bound(node.min), _bound(node.max)
         case n.Tag():
             op.tag = node.tag
         case n.Rule():
@@ -155,6 +156,15 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
             pass  # structure only: the kind and the kids say everything
         case _:
             assert_never(node)
+
+
+_HUGE = 1 << 62  # a count no parse reaches (offsets stay below it): larger bounds mean the same
+
+
+def _bound(count: int) -> int:
+    """A repetition bound as the machine holds it (a C integer once compiled): ``count``, or ``_HUGE`` for a
+    larger one, which no count reaches either, so the parse is the same. -1 (no bound) stays -1."""
+    return min(count, _HUGE)
 
 
 def _label(node: n.Parser) -> str:

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Pure growth: text a stream can take without running the machine, because it only lengthens the live path.
 
 Most of a model's output extends one growing text — content, reasoning, a JSON string, an XML parameter value —
@@ -32,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
 from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
@@ -170,7 +171,8 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     tag_list: list[str] = []
     start_list: list[int] = []
     hidden = False  # the live leaf is inside an open atomic group
-    for kind, fop, start, _ in machine.plan[0]:
+    for step in machine.plan[0]:
+        kind, fop, start, _ = step  # (unpacking a typed tuple: no generic iteration once compiled)
         if kind == NODE_STEP:
             tag_list.append(fop.tag)
             start_list.append(start)
@@ -204,7 +206,7 @@ _SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches
 _LONGEST_RUN = 256  # a marker is short: longer runs take the ordinary path (each take rescans the run's text)
 
 
-def _run_of(leaf: Any, frame: Any, hidden: bool) -> tuple[Any, ...]:
+def _run_of(leaf: Op, frame: Any, hidden: bool) -> tuple[Any, ...]:
     """The live leaf and the items the machine runs after it without making, closing or choosing a node, in
     order: the rest of the sequence that runs it, then (once that sequence would end) the rest of the sequence
     around it — through choices (an alternative that matches ends the choice) and the last iteration of a
@@ -238,7 +240,7 @@ def _run_of(leaf: Any, frame: Any, hidden: bool) -> tuple[Any, ...]:
 _LONGEST_FOLLOW = 64  # items followed after the live leaf (markers are a few)
 
 
-def _follow(op: Any, run: list[Any], hidden: bool, depth: int) -> bool:
+def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
     """Append the items of ``op`` to ``run`` when they are all literals, spaces and character runs (flattening
     sequences, and tags and rules when ``hidden``); False (some appended) at the first other item."""
     k = op.kind
@@ -248,7 +250,10 @@ def _follow(op: Any, run: list[Any], hidden: bool, depth: int) -> bool:
     if depth > 8:
         return False
     if k == K_SEQ:
-        return all(_follow(kid, run, hidden, depth + 1) for kid in op.kids)
+        for kid in op.kids:  # noqa: SIM110 (any() of a generator costs a closure per call once compiled)
+            if not _follow(kid, run, hidden, depth + 1):
+                return False
+        return True
     if hidden and k in (K_TAG, K_RULE):
         return _follow(op.kids[0], run, hidden, depth + 1)
     return False

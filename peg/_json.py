@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """A resumable JSON scanner: the parser side of :func:`peg.json` and friends.
 
 JSON is scanned natively (not through combinators) with an explicit container stack, so 100,000 nested arrays
@@ -137,8 +138,8 @@ def scan_json(
                 mode, p = _AFTER, m.end()
                 if prefix_end >= n and stack is None:
                     return SUCCESS, p, (_VALUE, p, None, False), ""
-            elif c in _WORDS:
-                word = _WORDS[c]
+            elif c in "tfn":  # the first characters of _WORDS
+                word = _WORDS[text[p : p + 1]]
                 if text.startswith(word, p):
                     mode, p = _AFTER, p + len(word)
                 elif n - p < len(word) and word.startswith(text[p:]):

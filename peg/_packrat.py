@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """The packrat machine: an explicit-stack interpreter of a compiled program, resumable across stream feeds.
 
 Design (why streaming costs what is new):
@@ -24,7 +25,7 @@ sequences and repetitions concatenate in O(1); it is flattened only where a node
 from __future__ import annotations
 
 import sys
-from typing import Any, NamedTuple, TextIO, cast
+from typing import Any, TextIO, cast
 
 from ._compile import (
     COMPOSITE,
@@ -44,10 +45,11 @@ from ._compile import (
     K_SPACE,
     K_TAG,
     K_UNTIL,
+    Op,
     Program,
 )
 from ._json import scan_json
-from .ast import AstNode, Source
+from .ast import AstNode, Source, make_node
 
 __all__ = [
     "CALL_MODE",
@@ -64,6 +66,8 @@ __all__ = [
 ]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
+# The statuses again under private names, which peg/_packrat.pxd makes C constants for the compiled loop.
+_SUCCESS, _FAIL, _MORE = SUCCESS, FAIL, MORE
 _CALL, _RET = 0, 1
 _START = (-1, -1, None)  # delivered to a frame that was just pushed (status -1: never MORE)
 _NO = object()  # "this leaf did not touch the end of the input"
@@ -76,20 +80,46 @@ Result = tuple[int, int, Rope]
 NO_BAD_OFFSET = 1 << 62
 
 
-class Snapshot(NamedTuple):
+class Snapshot:
     """Where a streaming parse resumes when more text arrives: the machine's registers at the first leaf that
     looked at the end of the input."""
 
-    mode: int  # _CALL (entering ``op``) or _RET (delivering ``deliver`` to the frame on ``stack``)
-    op: Any  # the Op being entered
-    pos: int
-    resume: Any  # the leaf scanner's resume state (until / JSON), or None
-    deliver: Any  # the result to deliver in _RET mode
-    stack: Any  # the frame stack: a linked list of frames (None at the root)
-    touches: int  # how many leaves have looked at the end of the input so far
-    fail_pos: int  # the furthest failure so far ...
-    fail_expected: frozenset[str]  # ... what was expected there ...
-    fail_stack: Any  # ... and the frame stack at that failure (for the nodes of a failed parse)
+    __slots__ = (
+        "deliver", "fail_expected", "fail_pos", "fail_stack", "mode", "op", "pos", "resume", "stack", "touches",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        mode: int,
+        op: Any,
+        pos: int,
+        resume: Any,
+        deliver: Any,
+        stack: Any,
+        touches: int,
+        fail_pos: int,
+        fail_expected: frozenset[str],
+        fail_stack: Any,
+    ) -> None:
+        self.mode = mode  # _CALL (entering ``op``) or _RET (delivering ``deliver`` to the frame on ``stack``)
+        self.op = op  # the Op being entered
+        self.pos = pos
+        self.resume = resume  # the leaf scanner's resume state (until / JSON), or None
+        self.deliver = deliver  # the result to deliver in _RET mode
+        self.stack = stack  # the frame stack: a linked list of frames (None at the root)
+        self.touches = touches  # how many leaves have looked at the end of the input so far
+        self.fail_pos = fail_pos  # the furthest failure so far ...
+        self.fail_expected = fail_expected  # ... what was expected there ...
+        self.fail_stack = fail_stack  # ... and the frame stack at that failure (for the nodes of a failed parse)
+
+    def resumed(self, resume: Any) -> Snapshot:
+        """This snapshot with the leaf scanner's resume state ``resume``. O(1) (once per feed in a long text: made
+        field by field, which compiled skips the constructor's argument parsing)."""
+        snap = Snapshot.__new__(Snapshot)
+        snap.mode, snap.op, snap.pos, snap.resume, snap.deliver = self.mode, self.op, self.pos, resume, self.deliver
+        snap.stack, snap.touches, snap.fail_pos = self.stack, self.touches, self.fail_pos
+        snap.fail_expected, snap.fail_stack = self.fail_expected, self.fail_stack
+        return snap
 
 
 _STATUS_NAMES = {0: "ok", 1: "fail", 2: "more"}
@@ -186,24 +216,31 @@ class Machine:
         text = source.text
         n = len(text)
         op = saved.op
-        if partial and saved.mode == _CALL and op.kind in _SCANNERS and saved.stack is not None and self.tracer is None:
-            # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
-            # stops at the end again, the result is its "need more input" unwound through the same stack:
-            # exactly what the loop below computes, without its set-up and dispatch.
+        if partial and saved.mode == _CALL and saved.stack is not None and self.tracer is None:
             at = saved.pos
-            if op.kind == K_UNTIL:
-                got, where = self._until(op, text, n, at, saved.resume, partial)
-                again = got[0] == MORE and not at <= self.bad < got[1]
-            else:
-                st, e, where, _desc = scan_json(op.jkind, text, at, saved.resume, partial)
-                again, got = st == MORE, (st, e, None)
-            if again:
-                self.snapshot = saved._replace(resume=where)
-                return _unwind_more(self, saved.stack, got), saved.fail_pos, saved.fail_expected
+            if op.kind in _SCANNERS:
+                # The common feed: resume the scanning leaf (until, JSON) that stopped at the end last time. If it
+                # stops at the end again, the result is its "need more input" unwound through the same stack:
+                # exactly what the loop below computes, without its set-up and dispatch.
+                if op.kind == K_UNTIL:
+                    got, where = _until(op, text, n, at, saved.resume, partial)
+                    again = got[0] == _MORE and not at <= self.bad < got[1]
+                else:
+                    st, e, where, _desc = scan_json(op.jkind, text, at, saved.resume, partial)
+                    again, got = st == _MORE, (st, e, None)
+                if again:
+                    self.snapshot = saved.resumed(where)
+                    return _unwind_more(self, saved.stack, got), saved.fail_pos, saved.fail_expected
+            elif op.kind == K_LIT and n - at < len(op.text) and op.text.startswith(text[at:]):
+                # A marker still cut by the end: the same, and the resume point stays as it is (the loop below
+                # would make an equal one); the marker is the live leaf (see ``self.live``).
+                self.live = (op, at, saved.stack, False)
+                return _unwind_more(self, saved.stack, (_MORE, n, None)), saved.fail_pos, saved.fail_expected
         bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
-        mode, op, pos, rs, r, stack, touches, fpos, fexp, fstack = saved
+        mode, op, pos, rs, r, stack = saved.mode, saved.op, saved.pos, saved.resume, saved.deliver, saved.stack
+        touches, fpos, fexp, fstack = saved.touches, saved.fail_pos, saved.fail_expected, saved.fail_stack
         snap: Snapshot | None = None
         depth = 0
         flat = False
@@ -234,16 +271,16 @@ class Machine:
                 if k == K_LIT:
                     s = op.text
                     if text.startswith(s, pos):
-                        r = (SUCCESS, pos + len(s), None)
+                        r = (_SUCCESS, pos + len(s), None)
                     elif n - pos < len(s) and s.startswith(text[pos:]):
                         touched = None
-                        r = (MORE, n, None) if partial else (FAIL, pos, None)
+                        r = (_MORE, n, None) if partial else (_FAIL, pos, None)
                     else:
-                        r = (FAIL, pos, None)
+                        r = (_FAIL, pos, None)
                 elif k == K_UNTIL:
-                    r, touched = self._until(op, text, n, pos, rs, partial)
+                    r, touched = _until(op, text, n, pos, rs, partial)
                     if bad < r[1] and bad >= pos:
-                        r, desc = (FAIL, bad, None), "valid UTF-8"
+                        r, desc = (_FAIL, bad, None), "valid UTF-8"
                 elif k == K_JSON:
                     st, e, touched, desc = scan_json(op.jkind, text, pos, rs, partial)
                     if touched is None:
@@ -253,7 +290,7 @@ class Machine:
                     e = op.regex.match(text, pos).end()
                     if e >= n and e - pos != op.hi:
                         touched = None  # the run may still grow
-                    r = (SUCCESS, e, None)
+                    r = (_SUCCESS, e, None)
                 elif k == K_CHARS:
                     # An unbounded run resumes where it stopped; a bounded one is re-matched (it is short).
                     e = op.regex.match(text, pos if rs is None or op.hi != -1 else rs).end()
@@ -262,29 +299,29 @@ class Machine:
                         # The run may still grow: like a JSON number, it needs more input on a partial parse.
                         touched = e
                         if partial or count < op.lo:
-                            r = (MORE, n, None) if partial else (FAIL, e, None)
+                            r = (_MORE, n, None) if partial else (_FAIL, e, None)
                         else:
-                            r = (SUCCESS, e, None)
+                            r = (_SUCCESS, e, None)
                     else:
-                        r = (SUCCESS, e, None) if count >= op.lo else (FAIL, e, None)
+                        r = (_SUCCESS, e, None) if count >= op.lo else (_FAIL, e, None)
                 elif k == K_EPS:
-                    r = (SUCCESS, pos, None)
+                    r = (_SUCCESS, pos, None)
                 elif k == K_END:
                     if pos >= n:
                         touched = None
-                        r = (SUCCESS, pos, None)
+                        r = (_SUCCESS, pos, None)
                     else:
-                        r = (FAIL, pos, None)
+                        r = (_FAIL, pos, None)
                 elif k == K_ANY:
                     if pos >= n:
                         touched = None
-                        r = (MORE, n, None) if partial else (FAIL, pos, None)
+                        r = (_MORE, n, None) if partial else (_FAIL, pos, None)
                     elif pos == bad:
-                        r, desc = (FAIL, pos, None), "valid UTF-8"
+                        r, desc = (_FAIL, pos, None), "valid UTF-8"
                     else:
-                        r = (SUCCESS, pos + 1, None)
+                        r = (_SUCCESS, pos + 1, None)
                 else:  # K_START
-                    r = (SUCCESS, pos, None) if pos == 0 else (FAIL, pos, None)
+                    r = (_SUCCESS, pos, None) if pos == 0 else (_FAIL, pos, None)
                 if touched is not _NO:
                     if snap is None:
                         snap = Snapshot(_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
@@ -293,7 +330,7 @@ class Machine:
                         spaces += 1
                     else:
                         others += 1
-                if r[0] == FAIL:
+                if r[0] == _FAIL:
                     if r[1] > fpos:
                         fpos, fexp, fstack = r[1], frozenset((desc,)), stack
                     elif r[1] == fpos:
@@ -307,7 +344,7 @@ class Machine:
             # ---- deliver result r to the frame on top of the stack ----
             if stack is None:
                 break
-            if r[0] == MORE and tracer is None:
+            if r[0] == _MORE and tracer is None:
                 # "Need more input" propagates unchanged to the root: unwind in one tight loop.
                 r = _unwind_more(self, stack, r)
                 flat = True
@@ -323,24 +360,24 @@ class Machine:
                     if kids:
                         op, pos, mode = kids[0], start, _CALL
                     else:
-                        res = (SUCCESS, start, None)
-                elif r[0] == SUCCESS:
+                        res = (_SUCCESS, start, None)
+                elif r[0] == _SUCCESS:
                     if acc is None:
                         acc = r[2]
                     elif r[2] is not None:
                         acc = (acc, r[2])
                     i += 1
                     if i == len(kids):
-                        res = (SUCCESS, r[1], acc)
+                        res = (_SUCCESS, r[1], acc)
                     else:
                         stack = (fop, start, r[1], i, acc, t0, parent)
                         op, pos, mode = kids[i], r[1], _CALL
-                elif r[0] == FAIL:
+                elif r[0] == _FAIL:
                     res = r
                 else:
-                    res = (MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
+                    res = (_MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
             elif k == K_CHOICE:
-                if r is _START or r[0] == FAIL:
+                if r is _START or r[0] == _FAIL:
                     if r is not _START:
                         i += 1
                     if i < len(fop.kids):
@@ -348,14 +385,14 @@ class Machine:
                             stack = (fop, start, start, i, None, t0, parent)
                         op, pos, mode = fop.kids[i], start, _CALL
                     else:
-                        res = r if r is not _START else (FAIL, start, None)
+                        res = r if r is not _START else (_FAIL, start, None)
                 else:
                     res = r
             elif k == K_REP:
                 stop = False
                 if r is _START:
                     count = 0
-                elif r[0] == SUCCESS:
+                elif r[0] == _SUCCESS:
                     if r[2] is not None:
                         acc = r[2] if acc is None else (acc, r[2])
                     if r[1] == cur:
@@ -363,11 +400,11 @@ class Machine:
                         count, stop = max(i + 1, fop.lo), True
                     else:
                         cur, count = r[1], i + 1
-                elif r[0] == FAIL:
+                elif r[0] == _FAIL:
                     count, stop = i, True
                 else:
                     count = i
-                    res = (MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
+                    res = (_MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
                 if res is None:
                     if not stop and count != fop.hi:
                         if cur < n or count < fop.lo:
@@ -383,32 +420,32 @@ class Machine:
                     else:
                         stop = True
                     if stop:
-                        res = (SUCCESS, cur, acc) if count >= fop.lo else (FAIL, r[1], None)
+                        res = (_SUCCESS, cur, acc) if count >= fop.lo else (_FAIL, r[1], None)
             elif r is _START:
                 op, pos, mode = fop.kids[0], start, _CALL
             elif k in (K_TAG, K_RULE):
-                if r[0] == FAIL:
+                if r[0] == _FAIL:
                     res = r
                 else:
-                    node = AstNode(fop.tag, fop.name, start, r[1], r[0] == MORE, flatten(r[2]), source)
+                    node = make_node(fop.tag, fop.name, start, r[1], r[0] == _MORE, flatten(r[2]), source)
                     res = (r[0], r[1], node)
             elif k == K_ATOMIC:
-                res = (MORE, r[1], None) if r[0] == MORE else r
+                res = (_MORE, r[1], None) if r[0] == _MORE else r
             elif k == K_PEEK:
-                res = (r[0], start, None) if r[0] != FAIL else r
+                res = (r[0], start, None) if r[0] != _FAIL else r
             else:  # K_NEGATE
-                if r[0] == SUCCESS:
-                    res = (FAIL, start, None)
+                if r[0] == _SUCCESS:
+                    res = (_FAIL, start, None)
                     if start > fpos:
                         fpos, fexp, fstack = start, frozenset((fop.desc,)), parent
                     elif start == fpos:
                         fexp = fexp | {fop.desc}
-                elif r[0] == FAIL:
-                    res = (SUCCESS, start, None)
+                elif r[0] == _FAIL:
+                    res = (_SUCCESS, start, None)
                 else:
-                    res = (MORE, start, None)
+                    res = (_MORE, start, None)
             if res is not None:
-                if res[0] != MORE:
+                if res[0] != _MORE:
                     key = start * nops + fop.idx
                     if t0 == touches:
                         memo[key] = res
@@ -421,10 +458,10 @@ class Machine:
                 r = res
                 mode = _RET
         self.snapshot = snap
-        if r[0] == FAIL:
+        if r[0] == _FAIL:
             # The nodes of the path that got furthest, closed as if the input ended where it failed.
             nodes = _fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= r[1] else ()
-            r = (FAIL, r[1], nodes)
+            r = (_FAIL, r[1], nodes)
         elif not flat:  # _unwind_more returns the nodes already flattened
             r = (r[0], r[1], _flatten_cached(self.flat_cache, r[2]))
         out = (r, fpos, fexp)
@@ -432,34 +469,46 @@ class Machine:
             self.final = out
         return out
 
-    @staticmethod
-    def _until(op: Any, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple[Result, Any]:
-        delims = op.delims
-        if not delims:  # rest()
-            return ((MORE, n, None) if partial else (SUCCESS, n, None)), None
-        scan = pos if rs is None else rs
-        if op.finder is None:
-            j = text.find(delims[0], scan)
-        else:
-            m = op.finder.search(text, scan)
-            j = -1 if m is None else m.start()
-        if j >= 0:
-            return (SUCCESS, j, None), _NO
-        # No complete delimiter. Starts after `safe` might still become one when text is appended.
-        safe = max(pos, n - op.maxlen + 1)
-        held = n
-        m2 = op.first.search(text, safe)
-        while m2 is not None:
-            tail = text[m2.start() :]
-            if any(d.startswith(tail) for d in delims):
-                held = m2.start()
-                break
-            m2 = op.first.search(text, m2.start() + 1)
-        if partial:
-            return (MORE, held, None), safe
-        if op.strict:
-            return (FAIL, n, None), safe
-        return (SUCCESS, n, None), safe
+
+def _until(op: Op, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple[Result, Any]:
+    """The ``until`` leaf ``op`` at ``pos`` (its scan resumed at ``rs`` if not None): (result, touched), where
+    touched is ``_NO`` or where a later scan resumes. Cost: a C-level search of the text after the scan start."""
+    delims = op.delims
+    if not delims:  # rest()
+        return ((_MORE, n, None) if partial else (_SUCCESS, n, None)), None
+    scan = pos if rs is None else rs
+    if op.finder is None:
+        j = text.find(delims[0], scan)
+    else:
+        m = op.finder.search(text, scan)
+        j = -1 if m is None else m.start()
+    if j >= 0:
+        return (_SUCCESS, j, None), _NO
+    # No complete delimiter. Starts after `safe` might still become one when text is appended.
+    safe = max(pos, n - op.maxlen + 1)
+    held = n
+    first = op.first
+    assert first is not None  # compiled for every until with delimiters
+    m2 = first.search(text, safe)
+    while m2 is not None:
+        tail = text[m2.start() :]
+        if _starts_one(delims, tail):
+            held = m2.start()
+            break
+        m2 = first.search(text, m2.start() + 1)
+    if partial:
+        return (_MORE, held, None), safe
+    if op.strict:
+        return (_FAIL, n, None), safe
+    return (_SUCCESS, n, None), safe
+
+
+def _starts_one(delims: tuple[str, ...], tail: str) -> bool:
+    """Whether ``tail`` is the start of one of ``delims`` (a loop, not ``any()``: no generator per call)."""
+    for d in delims:  # noqa: SIM110 (any() of a generator costs a closure per call once compiled)
+        if d.startswith(tail):
+            return True
+    return False
 
 
 _NODE, _DROP, _LOOK = range(3)
@@ -515,7 +564,7 @@ def _fail_nodes(stack: Any, fpos: int, source: Source) -> tuple[AstNode, ...]:
     end, inner = fpos, cast(tuple[AstNode, ...], ())
     for kind, fop, start, prefix in steps:
         if kind == _NODE:
-            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner, source),)
+            inner = (make_node(fop.tag, fop.name, start, end, True, prefix + inner, source),)
         elif kind == _DROP:
             inner = ()
         else:
@@ -534,11 +583,12 @@ def _unwind_more(machine: Machine, stack: Any, r: Result) -> tuple[int, int, tup
         machine.plan_stack = stack
     end, source = r[1], machine.source
     inner: tuple[AstNode, ...] = () if r[2] is None else _flatten_cached(machine.flat_cache, r[2])
-    for kind, fop, start, prefix in steps:
+    for step in steps:
+        kind, fop, start, prefix = step  # (unpacking a typed tuple: no generic iteration once compiled)
         if kind == _NODE:
-            inner = (AstNode(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, source),)
+            inner = (make_node(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, source),)
         elif kind == _DROP:
             inner = ()
         else:
             end, inner = start, ()
-    return (MORE, end, top + inner if top else inner)
+    return (_MORE, end, top + inner if top else inner)

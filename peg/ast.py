@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Parse results and the AST: nodes exist only for :func:`peg.tag` and :func:`peg.rule` matches."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 
 from .errors import ParseError
 
-__all__ = ["AstNode", "ParseResult", "Source", "Status"]
+__all__ = ["AstNode", "ParseResult", "Source", "Status", "make_node"]
 
 
 class Status(enum.Enum):
@@ -104,6 +105,22 @@ class AstNode:
             lines.append(f"{'  ' * depth}{label} [{node.start}:{node.end}]{partial} {node.text[:60]!r}")
             stack.extend((c, depth + 1) for c in reversed(node.children))
         return "\n".join(lines)
+
+
+def make_node(
+    tag: str, rule: str, start: int, end: int, partial: bool, children: tuple[AstNode, ...], source: str | Source
+) -> AstNode:
+    """``AstNode(tag, rule, start, end, partial, children, source)``, made the way the parser makes its nodes (a
+    few per stream feed): compiled, this skips the constructor's argument parsing; as Python it costs the same."""
+    node = AstNode.__new__(AstNode)
+    node.tag = tag
+    node.rule = rule
+    node.start = start
+    node.end = end
+    node.partial = partial
+    node.children = children
+    node._source = source
+    return node
 
 
 class ParseResult:

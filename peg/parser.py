@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Running a parser: one-shot ``parser.parse(text, partial=...)`` and incremental ``parser.stream()``.
 
 A :class:`Stream` keeps one packrat machine across feeds (see ``_packrat.py``): memo entries that never looked
@@ -57,6 +58,8 @@ def parse_text(parser: Parser, text: str | bytes, *, partial: bool, trace: bool)
     """Parse ``text`` with ``parser`` (see :meth:`peg.Parser.parse`). Cost linear in ``len(text)``."""
     if isinstance(text, bytes):
         text = decode(text, final=not partial)
+    elif type(text) is not str and isinstance(text, str):
+        text = str(text)  # a str subclass: its plain text (the compiled machine holds exact str)
     machine = Machine(compile_program(parser), Tracer() if trace else None)
     machine.text = text
     machine.bad = first_invalid(text)
@@ -140,7 +143,7 @@ class Stream:
         if isinstance(g, Growth) and snap is not None:
             state = g.scan_state()
             if state is not None:
-                self._machine.snapshot = snap._replace(resume=state)
+                self._machine.snapshot = snap.resumed(state)
 
     def _append(self, more: str | bytes, *, final: bool) -> None:
         if self._finished:
@@ -149,8 +152,11 @@ class Stream:
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
             more = self._decoder.decode(more, final=final)
-        elif final and self._decoder is not None:
-            more += self._decoder.decode(b"", final=True)
+        else:
+            if type(more) is not str and isinstance(more, str):
+                more = str(more)  # a str subclass: its plain text (the compiled machine holds exact str)
+            if final and self._decoder is not None:
+                more += self._decoder.decode(b"", final=True)
         if more:
             m = self._machine
             if m.bad > len(m.text):

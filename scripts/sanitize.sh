@@ -16,7 +16,7 @@ FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fr
 
 echo "sanitized build in $SCRATCH/build"
 cmake -S "$ROOT" -B "$SCRATCH/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPEGCHAT_EXTRA_FLAGS="$FLAGS" -DPython_EXECUTABLE="$(command -v "$PY")" >"$SCRATCH/cmake.log"
+  -DPEGCHAT_EXTRA_FLAGS="$FLAGS" -DPEGCHAT_COMPILE_PYTHON=OFF -DPython_EXECUTABLE="$(command -v "$PY")" >"$SCRATCH/cmake.log"
 cmake --build "$SCRATCH/build" >"$SCRATCH/build.log"
 
 rm -rf "${SCRATCH:?}/src"

@@ -12,6 +12,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from tests.compiled import compiled_module_names
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("gbnf_backend", "peg", "chat_formats")
 
@@ -41,6 +43,10 @@ def test_wheel_contains_every_module_and_the_typing_markers(tmp_path: Path) -> N
         :20
     ]
     assert "gbnf_backend/engine/_native/_core.pyi" in names
-    assert not any(n.endswith((".cpp", ".hpp")) for n in names)
+    assert not any(n.endswith((".cpp", ".hpp", ".pxd")) for n in names)
+    # So are the pure-Python modules Cython compiles, each beside its source (which stays the reference).
+    for name in compiled_module_names():
+        path = name.replace(".", "/")
+        assert any(n.startswith(path + ".") and n.endswith(".so") for n in names), f"{name} not compiled in the wheel"
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "pegchat = chat_formats.cli:main" in archive.read(entry_points).decode()

@@ -349,3 +349,50 @@ def test_extend_after_a_space_that_looked_at_the_end_is_refused_inside_a_scanner
     assert s.extend(" b") is None
     assert s.feed(" b") == parser.parse("<a> b", partial=True)
     assert s.result is not None and s.result.nodes[0].start == 4
+
+
+def test_feeds_inside_a_marker_cut_by_the_end_equal_partial_parses() -> None:
+    # A feed that leaves the text inside a literal takes a short path (nothing but the unwinding of the live
+    # path): it must give the partial parse, nodes and all, at every cut.
+    parser = tag("body", until("<tool_call>")) + tag("call", literal("<tool_call>") + tag("args", json())) + end()
+    text = 'hello <tool_call>{"a": [1, 2]}'
+    s = parser.stream()
+    for i, ch in enumerate(text, 1):
+        got = s.feed(ch)
+        want = parser.parse(text[:i], partial=True)
+        assert (got.status, got.end, got.nodes) == (want.status, want.end, want.nodes), text[:i]
+    assert s.finish() == parser.parse(text)
+
+
+def test_repetition_bounds_beyond_machine_integers_mean_the_same() -> None:
+    # Bounds are held as C integers when the machine is compiled: a larger bound is one no count reaches.
+    many = peg.repeat(literal("a"), 0, 10**30)
+    assert many.parse("aaa").status is Status.SUCCESS and many.parse("aaa").end == 3
+    too_many = peg.repeat(literal("a"), 10**30, -1)
+    assert too_many.parse("aaa").status is Status.FAIL
+    assert too_many.parse("aaa", partial=True).status is Status.NEED_MORE_INPUT
+
+
+def test_a_streams_methods_can_be_wrapped_on_the_instance() -> None:
+    # Callers (and tests) count or intercept feeds by wrapping the bound method on one stream.
+    s = (tag("c", until("<")) + "<").stream()
+    seen: list[str] = []
+    feed = s.feed
+
+    def counting(more: str) -> peg.ParseResult:
+        seen.append(more)
+        return feed(more)
+
+    s.feed = counting  # type: ignore[method-assign]
+    assert s.feed("ab").status is Status.NEED_MORE_INPUT and seen == ["ab"]
+
+
+def test_text_of_a_str_subclass_parses_as_its_plain_text() -> None:
+    class Marked(str):
+        __slots__ = ()
+
+    parser = tag("c", until("<x>")) + "<x>"
+    assert parser.parse(Marked("ab<x>")) == parser.parse("ab<x>")
+    s = parser.stream()
+    assert s.feed(Marked("ab")).nodes == parser.parse("ab", partial=True).nodes
+    assert s.feed(Marked("<x>")).status is Status.SUCCESS

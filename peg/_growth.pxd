@@ -1,0 +1,48 @@
+# Cython declarations for peg/_growth.py (augmenting .pxd: the .py runs unchanged without Cython). Compiled, a
+# growth and its JSON scan are C structs, so a stream's fast lane reads their fields without dict look-ups.
+
+import cython
+
+from peg._compile cimport Op
+from peg._json cimport scan_brackets, scan_json
+from peg._packrat cimport Machine, Snapshot
+
+cdef int K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+
+cdef class _JsonScan:
+    cdef public object kind, text
+    cdef public Py_ssize_t base, shown
+    cdef public tuple resume
+
+    @cython.locals(status=int, end=Py_ssize_t, cut=Py_ssize_t, where=tuple, resume=tuple)
+    cpdef object take(self, object more)
+
+@cython.final
+cdef class Growth:
+    cdef public tuple tags, starts
+    cdef public object held
+    cdef public bint literal
+    cdef object _plain, _first, _run_text
+    cdef tuple _delims, _run
+    cdef bint _spaced
+    cdef _JsonScan _json
+
+    @cython.locals(scan=_JsonScan)
+    cpdef object take(self, object more)
+
+    @cython.locals(cut=Py_ssize_t)
+    cpdef Py_ssize_t _cut(self, str text)
+
+@cython.locals(
+    snap=Snapshot, op=Op, fop=Op, step=tuple, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint
+)
+cpdef Growth growth_of(Machine machine, Py_ssize_t end)
+
+@cython.locals(p=Py_ssize_t, n=Py_ssize_t, e=Py_ssize_t, count=Py_ssize_t, k=int, op=Op)
+cdef bint _stops_inside(tuple run, str text)
+
+@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple)
+cdef tuple _run_of(Op leaf, object frame, bint hidden)
+
+@cython.locals(k=int, kid=Op)
+cdef bint _follow(Op op, list run, bint hidden, int depth)

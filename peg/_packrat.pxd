@@ -1,0 +1,73 @@
+# Cython declarations for peg/_packrat.py (augmenting .pxd: the .py runs unchanged without Cython). Compiled, the
+# op kinds and statuses are C constants, ops, nodes, snapshots and the machine are C structs, and the registers
+# of the loop are C integers (offsets are Py_ssize_t: NO_BAD_OFFSET = 1 << 62 must fit). A snapshot is in no
+# reference cycle (it holds frames, which hold ops and nodes): the garbage collector need not track it.
+
+import cython
+
+from peg._compile cimport Op, Program
+from peg._json cimport scan_json
+from peg.ast cimport AstNode, Source, make_node
+
+cdef int COMPOSITE, K_ANY, K_ATOMIC, K_CHARS, K_CHOICE, K_END, K_EPS, K_JSON, K_LIT, K_NEGATE, K_PEEK, K_REP
+cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+cdef int _SUCCESS, _FAIL, _MORE, _CALL, _RET, _NODE, _DROP, _LOOK
+cdef tuple _START
+cdef object _NO
+
+@cython.final
+@cython.no_gc
+@cython.freelist(8)
+cdef class Snapshot:
+    cdef public int mode
+    cdef public object op
+    cdef public Py_ssize_t pos
+    cdef public object resume, deliver, stack
+    cdef public Py_ssize_t touches, fail_pos
+    cdef public object fail_expected, fail_stack
+
+    @cython.locals(snap=Snapshot)
+    cpdef Snapshot resumed(self, object resume)
+
+@cython.final
+cdef class Machine:
+    cdef public Program program
+    cdef public Source source
+    cdef public Py_ssize_t bad
+    cdef public dict memo, flat_cache
+    cdef public object tracer, snapshot, final, plan_stack, live
+    cdef public tuple plan
+
+    @cython.locals(source=Source, text=str)
+    cpdef append(self, str more)
+
+    @cython.locals(
+        saved=Snapshot, snap=Snapshot, op=Op, fop=Op, source=Source, node=AstNode,
+        n=Py_ssize_t, at=Py_ssize_t, bad=Py_ssize_t, nops=Py_ssize_t, key=Py_ssize_t, pos=Py_ssize_t,
+        start=Py_ssize_t, cur=Py_ssize_t, i=Py_ssize_t, t0=Py_ssize_t, touches=Py_ssize_t, fpos=Py_ssize_t,
+        count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t,
+        mode=int, k=int, flat=bint, stop=bint,
+        memo=dict, volatile=dict, stack=tuple, r=tuple, res=tuple, got=tuple, kids=tuple,
+    )
+    cpdef tuple run(self, bint partial)
+
+@cython.locals(delims=tuple, scan=Py_ssize_t, j=Py_ssize_t, safe=Py_ssize_t, held=Py_ssize_t)
+cdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint partial)
+
+cdef bint _starts_one(tuple delims, str tail)
+
+@cython.locals(out=list, todo=list)
+cpdef tuple flatten(object rope)
+
+@cython.locals(hit=tuple, older=tuple, flat=tuple)
+cdef tuple _flatten_cached(dict cache, object rope)
+
+@cython.locals(steps=list, pending=tuple, fop=Op, k=int)
+cdef tuple _more_plan(object stack, dict cache)
+
+cdef tuple _fail_nodes(object stack, Py_ssize_t fpos, Source source)
+
+@cython.locals(
+    steps=tuple, step=tuple, top=tuple, inner=tuple, prefix=tuple, end=Py_ssize_t, start=Py_ssize_t, kind=int, fop=Op
+)
+cdef tuple _unwind_more(Machine machine, object stack, tuple r)

@@ -1,0 +1,20 @@
+# Cython declarations for peg/parser.py (augmenting .pxd: the .py runs unchanged without Cython). Compiled, a
+# stream is a C struct holding its machine as a typed field, so a feed reaches the machine without look-ups.
+# It keeps an instance ``__dict__`` (and is not final), as the Python class has: a caller may still wrap a
+# stream's methods on the instance (tests count the feeds that way).
+
+import cython
+
+from peg._packrat cimport Machine
+
+cdef int FAIL, MORE, SUCCESS
+
+cdef class Stream:
+    cdef dict __dict__
+    cdef Machine _machine
+    cdef object _decoder, _result, _growth
+    cdef bint _finished
+    cdef list _pending
+
+    @cython.locals(m=Machine, raw=tuple, status=int, end=Py_ssize_t)
+    cpdef feed(self, object more)

@@ -1,7 +1,9 @@
 # Cython declarations augmenting _incremental.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt):
-# the mapper's classes become extension types with C fields, the walk's indices C integers. The .py file stays
-# the reference (and what runs without a build); these declarations change no behaviour.
+# the mapper's classes become extension types with C fields, the walk's indices C integers, the nodes peg's
+# AstNode. The .py file stays the reference (and what runs without a build); these declarations change no behaviour.
 cimport cython
+
+from peg.ast cimport AstNode as Node
 
 @cython.final
 @cython.freelist(8)
@@ -35,6 +37,7 @@ cdef class IncrementalMapper:
     cdef _check_cursor(self, tuple nodes, Step step)
     @cython.locals(
         step=Step, frames=list, seqs=list, nexts=list, frame=_Frame, top=_Frame, parent=_Frame, settling=bint,
-        settle=bint, index=Py_ssize_t, seq=tuple, i=Py_ssize_t, warnings=list
+        settle=bint, index=Py_ssize_t, seq=tuple, i=Py_ssize_t, warnings=list,
+        node=Node, container=Node
     )
     cpdef Step update(self, tuple nodes, Py_ssize_t size)

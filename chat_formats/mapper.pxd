@@ -1,7 +1,10 @@
 # Cython declarations augmenting mapper.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt): the
-# walk below a call becomes an extension type with C fields, the loops' counters and offsets C integers. The .py
-# file stays the reference (and what runs without a build); these declarations change no behaviour.
+# walk below a call becomes an extension type with C fields, the loops' counters and offsets C integers, the nodes
+# peg's AstNode (fields read as C struct members). The .py file stays the reference (and what runs without a
+# build); these declarations change no behaviour.
 cimport cython
+
+from peg.ast cimport AstNode as Node
 
 cdef dict _TAG_KINDS
 
@@ -18,31 +21,32 @@ cdef class _Below:
 
     @cython.locals(
         first=dict, values=dict, args=list, head_end=Py_ssize_t, nested=bint, scans=dict, todo=list, kinds=dict,
-        kind=long, scan=_Below
+        kind=long, scan=_Below, n=Node
     )
-    cdef _walk(self, object node, dict closed, bint split)
+    cdef _walk(self, Node node, dict closed, bint split)
     cpdef object value(self, str tag)
 
 @cython.locals(hit=tuple)
-cdef str _escaped(object node, dict cache)
+cdef str _escaped(Node node, dict cache)
 
 @cython.locals(
-    parts=list, seen=set, end=Py_ssize_t, hit=tuple, before=Py_ssize_t, scan=_Below, closed=bint, plain=bint
+    parts=list, seen=set, end=Py_ssize_t, hit=tuple, before=Py_ssize_t, scan=_Below, closed=bint, plain=bint,
+    arg=Node
 )
 cdef tuple _xml_arguments(
     _Below below, object spec, bint complete, list warnings, dict cache=*, dict strings=*, _Below first_scan=*
 )
 
-cdef Py_ssize_t _head_end(object arg, _Below scan) except? -2
+cdef Py_ssize_t _head_end(Node arg, _Below scan) except? -2
 
 @cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t)
 cpdef object map_call(
-    object node, object tools, object salt, Py_ssize_t index, object id_position, bint final, list warnings,
+    Node node, object tools, object salt, Py_ssize_t index, object id_position, bint final, list warnings,
     dict arg_cache=*, dict string_cache=*
 )
 
 @cython.locals(hit=tuple, scan=_Below)
-cdef object _named(object arg, dict cache, _Below below)
+cdef object _named(Node arg, dict cache, _Below below)
 
 @cython.locals(end=Py_ssize_t)
-cdef Py_ssize_t _head_of_call_end(object node, _Below below) except? -2
+cdef Py_ssize_t _head_of_call_end(Node node, _Below below) except? -2

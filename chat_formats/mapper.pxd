@@ -7,6 +7,7 @@ cimport cython
 from peg.ast cimport AstNode as Node
 
 cdef dict _TAG_KINDS
+cdef long _IMPLIED, _HEAD, _CALL, _ARG, _CONVERTED
 
 cdef long _tag_kind(str tag) except -1
 

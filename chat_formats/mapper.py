@@ -244,11 +244,14 @@ def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
     """The JSON text of a complete XML-style value written as JSON, typed by its schema ``prop``."""
     text = raw.strip()
     try:
-        value = json.loads(text)
+        # json.loads(text) without its wrapper's checks: ``text`` has no white space around it to skip.
+        value, end = _decode(text)
+        if end != len(text):
+            raise json.JSONDecodeError("Extra data", text, end)
     except json.JSONDecodeError:
         warnings.append(f"{where}: value {text[:40]!r} is not JSON for its schema; kept as a string")
         return _encode(raw)
-    if isinstance(prop, Mapping) and prop.get("type") == "string" and not isinstance(value, str):
+    if (type(prop) is dict or isinstance(prop, Mapping)) and prop.get("type") == "string" and type(value) is not str:
         return _encode(raw)
     return _json_text(value)
 
@@ -329,6 +332,7 @@ _encode = json.encoder.encode_basestring  # json.dumps of a str with ensure_asci
 # json.dumps(value, ensure_ascii=False) without building an encoder per call (json.dumps makes a new one for any
 # argument that is not a default: ~8 µs of the ~12 a closed typed value cost); same options, same text.
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
+_decode = json.JSONDecoder().raw_decode  # json.loads' decoder (same options), without the per-call dispatch
 
 
 def _xml_arguments(

@@ -52,3 +52,5 @@ cdef class ChatStream:
     cdef list _call_deltas(self, object calls, Py_ssize_t start, str source)
 
 cdef bint _silent(tuple tags) except -1
+
+cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT

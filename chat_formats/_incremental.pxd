@@ -1,6 +1,7 @@
 # Cython declarations augmenting _incremental.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt):
 # the mapper's classes become extension types with C fields, the walk's indices C integers, the nodes peg's
 # AstNode. The .py file stays the reference (and what runs without a build); these declarations change no behaviour.
+# The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
 from peg.ast cimport AstNode as Node

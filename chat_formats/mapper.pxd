@@ -2,6 +2,7 @@
 # walk below a call becomes an extension type with C fields, the loops' counters and offsets C integers, the nodes
 # peg's AstNode (fields read as C struct members). The .py file stays the reference (and what runs without a
 # build); these declarations change no behaviour.
+# The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
 from peg.ast cimport AstNode as Node

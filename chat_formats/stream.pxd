@@ -2,6 +2,7 @@
 # stream and what it remembers of the sent message become extension types with C fields, its private steps C
 # methods. The .py file stays the reference (and what runs without a build); these declarations change no
 # behaviour.
+# The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
 from chat_formats._incremental cimport IncrementalMapper, Step

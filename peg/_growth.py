@@ -53,6 +53,7 @@ class Growth:
     __slots__ = (
         "_delims",
         "_first",
+        "_firsts",
         "_json",
         "_plain",
         "_run",
@@ -75,6 +76,7 @@ class Growth:
         run: tuple[Any, ...] = (),
         run_text: str = "",
         spaced: bool = False,
+        firsts: tuple[str, ...] = (),
     ) -> None:
         self.tags = tags
         self.starts = starts
@@ -82,6 +84,8 @@ class Growth:
         self._plain = plain  # text it matches whole is accepted at once
         self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
         self._first = first
+        # Their distinct first characters: ASCII text holding none of them is what ``plain`` matches whole.
+        self._firsts = firsts
         # A marker being written: the live leaf (a cut literal, or a character run at the end) and the items
         # after it in its sequence that we follow (see _run_of), and the text from the leaf's start on.
         self._run = run
@@ -103,7 +107,11 @@ class Growth:
             if self._spaced and more[0] in _SPACES:
                 return None
             text = self._run_text + more
-            if len(text) > _LONGEST_RUN or not _stops_inside(self._run, text) or not _NO_SURROGATE.fullmatch(more):
+            if (
+                len(text) > _LONGEST_RUN
+                or not _stops_inside(self._run, text)
+                or not (more.isascii() or _NO_SURROGATE.fullmatch(more))
+            ):
                 return None
             self._run_text = text
             self._spaced = False
@@ -115,7 +123,14 @@ class Growth:
                 self.held = scan.text[scan.shown :]
             return grown
         text = self.held + more if self.held else more
-        if self._plain.fullmatch(text) is not None:
+        if text.isascii():  # O(1) in CPython (a flag of the string): no lone surrogate
+            for first in self._firsts:  # each a C-level search: the common chunk holds none
+                if first in text:
+                    break
+            else:
+                self.held = ""
+                return text
+        elif self._plain.fullmatch(text) is not None:
             self.held = ""
             return text
         cut = self._cut(text)
@@ -138,16 +153,33 @@ class Growth:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
         leave the text scanner: the start of the text it holds back; else -1."""
         first = self._first
-        if first is None or _NO_SURROGATE.fullmatch(text) is None:
+        if first is None or not (text.isascii() or _NO_SURROGATE.fullmatch(text)):
             return -1
-        cut = len(text)
+        n = len(text)
+        cut = n
+        if len(self._firsts) == 1:  # one first character (the usual closer): found by C-level searches
+            at = text.find(self._firsts[0])
+            while at >= 0:
+                cut = self._cut_at(text, at, cut)
+                if cut < 0:
+                    return -1
+                at = text.find(self._firsts[0], at + 1)
+            return cut
         for m in first.finditer(text):
-            tail = text[m.start() :]
-            for d in self._delims:
-                if tail.startswith(d):
-                    return -1  # a delimiter: the scan ends here
-                if cut == len(text) and d.startswith(tail):
-                    cut = m.start()  # the first start of a delimiter that the end cuts: held back
+            cut = self._cut_at(text, m.start(), cut)
+            if cut < 0:
+                return -1
+        return cut
+
+    def _cut_at(self, text: str, at: int, cut: int) -> int:
+        """``_cut``'s step at a first character of a delimiter at ``at``: -1 if a delimiter starts there, else
+        the held-back start so far (``cut``, or ``at`` for the first start of a delimiter the end cuts)."""
+        n = len(text)
+        for d in self._delims:
+            if text.startswith(d, at):
+                return -1  # a delimiter: the scan ends here
+            if cut == n and n - at < len(d) and d.startswith(text[at:]):
+                cut = at  # the first start of a delimiter that the end cuts: held back
         return cut
 
 
@@ -188,7 +220,8 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if op.kind == K_UNTIL:
         if not op.delims:
             return Growth(tags, starts, held, _NO_SURROGATE)
-        return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
+        plain, firsts = _until_lane(op)
+        return Growth(tags, starts, held, plain, op.delims, op.first, firsts=firsts)
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
@@ -305,7 +338,7 @@ class _JsonScan:
         input: the value ends or fails). Cost: a string run is one C-level match, other characters a step of
         the scanner each."""
         resume = self.resume
-        if not self.text and resume[0] == STRING_MODE and STRING_BODY.fullmatch(more) is not None:
+        if not self.text and resume[0] == STRING_MODE and _string_body(more):
             self.base += len(more)  # the common case: inside a string, nothing held (the state moves along)
             return more
         if not self.text and more and more[0] in "[]":
@@ -325,13 +358,27 @@ class _JsonScan:
         return grown
 
 
+def _string_body(more: str) -> bool:
+    """Whether ``more`` may stand inside a JSON string as it is (no quote, no control character, whole escapes
+    only, no lone surrogate): printable ASCII without a quote or backslash by three C-level checks (the common
+    chunk), else the string body's pattern. O(len(more))."""
+    if more.isascii() and more.isprintable() and '"' not in more and "\\" not in more:
+        return True  # (DEL, the one printable-excluded ASCII character JSON allows, takes the pattern below)
+    return STRING_BODY.fullmatch(more) is not None
+
+
 _PLAIN: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
-def _plain_until(op: Any) -> re.Pattern[str]:
-    """Text with no first character of a delimiter and no lone surrogate (memoised per delimiter set)."""
-    plain = _PLAIN.get(op.delims)
-    if plain is None:
-        firsts = "".join(sorted({re.escape(d[0]) for d in op.delims}))
-        plain = _PLAIN[op.delims] = re.compile(f"[^{firsts}\ud800-\udfff]*")
-    return plain
+def _until_lane(op: Op) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """For an ``until`` with delimiters: the pattern of text with no first character of a delimiter and no
+    lone surrogate (memoised per delimiter set), and those first characters; kept on the op (``op.lane``), so
+    arming the lane at the same place again costs one field read."""
+    lane = op.lane
+    if lane is None:
+        plain = _PLAIN.get(op.delims)
+        if plain is None:
+            chars = "".join(sorted({re.escape(d[0]) for d in op.delims}))
+            plain = _PLAIN[op.delims] = re.compile(f"[^{chars}\ud800-\udfff]*")
+        lane = op.lane = (plain, tuple(sorted({d[0] for d in op.delims})))
+    return lane  # type: ignore[no-any-return]

@@ -45,7 +45,7 @@ cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 @cython.locals(p=Py_ssize_t, n=Py_ssize_t, e=Py_ssize_t, count=Py_ssize_t, k=int, op=Op)
 cdef bint _stops_inside(tuple run, str text)
 
-@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple)
+@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple, rest=tuple, whole=bint)
 cdef tuple _run_of(Op leaf, object frame, bint hidden)
 
 @cython.locals(k=int, kid=Op)
@@ -55,3 +55,6 @@ cdef bint _string_body(str more)
 
 @cython.locals(lane=tuple)
 cdef tuple _until_lane(Op op)
+
+@cython.locals(cache=dict, key=Py_ssize_t, rest=tuple, items=list, whole=bint, kid=Op)
+cdef tuple _rest_of(Op seq, Py_ssize_t i, bint hidden)

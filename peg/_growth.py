@@ -221,11 +221,11 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         if not op.delims:
             return Growth(tags, starts, held, _NO_SURROGATE)
         plain, firsts = _until_lane(op)
-        return Growth(tags, starts, held, plain, op.delims, op.first, firsts=firsts)
+        return Growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)  # (positional: cheaper)
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
-        return Growth(tags, starts, "", _NO_SURROGATE, run=run, run_text=text[pos:], spaced=spaced)
+        return Growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced)
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)
@@ -256,9 +256,10 @@ def _run_of(leaf: Op, frame: Any, hidden: bool) -> tuple[Any, ...]:
             kids, i = fop.kids, frame[3]
             if i >= len(kids) or kids[i] is not child:
                 break
-            for kid in kids[i + 1 :]:
-                if not _follow(kid, run, hidden, 0):
-                    return tuple(run)
+            rest, whole = _rest_of(fop, i, hidden)
+            run.extend(rest)
+            if not whole or len(run) >= _LONGEST_FOLLOW:
+                return tuple(run[:_LONGEST_FOLLOW])  # (what following item by item would have kept)
         elif k == K_REP:
             if fop.hi < 0 or frame[3] + 1 < fop.hi:
                 break  # the repetition may go on: parse
@@ -271,6 +272,26 @@ def _run_of(leaf: Op, frame: Any, hidden: bool) -> tuple[Any, ...]:
 
 
 _LONGEST_FOLLOW = 64  # items followed after the live leaf (markers are a few)
+
+
+def _rest_of(seq: Op, i: int, hidden: bool) -> tuple[tuple[Any, ...], bool]:
+    """The items ``_follow`` appends for the items of the sequence ``seq`` after its ``i``-th, and whether it
+    followed them all; memoised on the op (``seq.lane``, keyed by ``i`` and ``hidden``), so arming the lane
+    at the same marker again is a dict hit. O(1) after the first time."""
+    cache = seq.lane
+    if cache is None:
+        cache = seq.lane = {}
+    key = 2 * i + hidden
+    rest = cache.get(key)
+    if rest is None:
+        items: list[Any] = []
+        whole = True
+        for kid in seq.kids[i + 1 :]:
+            if not _follow(kid, items, hidden, 0):
+                whole = False
+                break
+        rest = cache[key] = (tuple(items), whole)
+    return rest  # type: ignore[no-any-return]
 
 
 def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:

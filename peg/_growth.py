@@ -147,7 +147,7 @@ class Growth:
         if scan is None:
             return None
         resume = scan.resume
-        return (resume[0], resume[1] + scan.base, *resume[2:])
+        return (resume[0], resume[1] + scan.base, resume[2], resume[3])
 
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
@@ -230,7 +230,9 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)
         base = min(resume[1], end)
-        growth._json = _JsonScan(op.jkind, text[base:], base, (resume[0], resume[1] - base, *resume[2:]), end - base)
+        growth._json = _JsonScan(
+            op.jkind, text[base:], base, (resume[0], resume[1] - base, resume[2], resume[3]), end - base
+        )
         return growth
     return None
 
@@ -366,7 +368,7 @@ class _JsonScan:
             after = scan_brackets(resume, more)  # deep nesting: a run of brackets, nothing held
             if after is not None:
                 self.base += len(more)
-                self.resume = (after[0], 0, *after[2:])
+                self.resume = (after[0], 0, after[2], after[3])
                 return more
         text = self.text + more
         status, end, where, _ = scan_json(self.kind, text, 0, resume, True)
@@ -375,7 +377,7 @@ class _JsonScan:
         grown = text[self.shown : end]
         cut = min(where[1], end)  # the scan looks at nothing before its resume position
         self.text, self.shown, self.base = text[cut:], end - cut, self.base + cut
-        self.resume = (where[0], where[1] - cut, *where[2:])
+        self.resume = (where[0], where[1] - cut, where[2], where[3])
         return grown
 
 

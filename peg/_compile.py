@@ -33,8 +33,8 @@ class Op:
     """One node of the compiled program (what the packrat machine interprets)."""
 
     __slots__ = (
-        "delims", "desc", "finder", "first", "hi", "idx", "jkind", "kids", "kind", "label", "lo", "maxlen",
-        "name", "node", "regex", "strict", "tag", "text",
+        "delims", "desc", "finder", "first", "hi", "idx", "jkind", "kids", "kind", "label", "lane", "lo",
+        "maxlen", "name", "node", "regex", "strict", "tag", "text",
     )  # fmt: skip
 
     def __init__(self, node: n.Parser, kind: int, idx: int) -> None:
@@ -49,6 +49,7 @@ class Op:
         self.first: re.Pattern[str] | None = None
         self.desc = ""
         self.label = ""
+        self.lane: Any = None  # what peg._growth derives from this op, computed on first use
 
 
 class Program:

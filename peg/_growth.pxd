@@ -8,6 +8,7 @@ from peg._json cimport scan_brackets, scan_json
 from peg._packrat cimport Machine, Snapshot
 
 cdef int K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+cdef int CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
 
 cdef class _JsonScan:
     cdef public object kind, text
@@ -23,15 +24,18 @@ cdef class Growth:
     cdef public object held
     cdef public bint literal
     cdef object _plain, _first, _run_text
-    cdef tuple _delims, _run
+    cdef tuple _delims, _run, _firsts
     cdef bint _spaced
     cdef _JsonScan _json
 
-    @cython.locals(scan=_JsonScan)
+    @cython.locals(scan=_JsonScan, text=str, first=str)
     cpdef object take(self, object more)
 
-    @cython.locals(cut=Py_ssize_t)
+    @cython.locals(cut=Py_ssize_t, n=Py_ssize_t, at=Py_ssize_t)
     cpdef Py_ssize_t _cut(self, str text)
+
+    @cython.locals(n=Py_ssize_t, d=str)
+    cdef Py_ssize_t _cut_at(self, str text, Py_ssize_t at, Py_ssize_t cut)
 
 @cython.locals(
     snap=Snapshot, op=Op, fop=Op, step=tuple, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint
@@ -41,8 +45,16 @@ cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 @cython.locals(p=Py_ssize_t, n=Py_ssize_t, e=Py_ssize_t, count=Py_ssize_t, k=int, op=Op)
 cdef bint _stops_inside(tuple run, str text)
 
-@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple)
+@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple, rest=tuple, whole=bint)
 cdef tuple _run_of(Op leaf, object frame, bint hidden)
 
 @cython.locals(k=int, kid=Op)
 cdef bint _follow(Op op, list run, bint hidden, int depth)
+
+cdef bint _string_body(str more)
+
+@cython.locals(lane=tuple)
+cdef tuple _until_lane(Op op)
+
+@cython.locals(cache=dict, key=Py_ssize_t, rest=tuple, items=list, whole=bint, kid=Op)
+cdef tuple _rest_of(Op seq, Py_ssize_t i, bint hidden)

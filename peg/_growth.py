@@ -53,6 +53,7 @@ class Growth:
     __slots__ = (
         "_delims",
         "_first",
+        "_firsts",
         "_json",
         "_plain",
         "_run",
@@ -75,6 +76,7 @@ class Growth:
         run: tuple[Any, ...] = (),
         run_text: str = "",
         spaced: bool = False,
+        firsts: tuple[str, ...] = (),
     ) -> None:
         self.tags = tags
         self.starts = starts
@@ -82,6 +84,8 @@ class Growth:
         self._plain = plain  # text it matches whole is accepted at once
         self._delims = delims  # ``until``: the delimiters, checked where ``first`` finds a start
         self._first = first
+        # Their distinct first characters: ASCII text holding none of them is what ``plain`` matches whole.
+        self._firsts = firsts
         # A marker being written: the live leaf (a cut literal, or a character run at the end) and the items
         # after it in its sequence that we follow (see _run_of), and the text from the leaf's start on.
         self._run = run
@@ -103,7 +107,11 @@ class Growth:
             if self._spaced and more[0] in _SPACES:
                 return None
             text = self._run_text + more
-            if len(text) > _LONGEST_RUN or not _stops_inside(self._run, text) or not _NO_SURROGATE.fullmatch(more):
+            if (
+                len(text) > _LONGEST_RUN
+                or not _stops_inside(self._run, text)
+                or not (more.isascii() or _NO_SURROGATE.fullmatch(more))
+            ):
                 return None
             self._run_text = text
             self._spaced = False
@@ -115,7 +123,14 @@ class Growth:
                 self.held = scan.text[scan.shown :]
             return grown
         text = self.held + more if self.held else more
-        if self._plain.fullmatch(text) is not None:
+        if text.isascii():  # O(1) in CPython (a flag of the string): no lone surrogate
+            for first in self._firsts:  # each a C-level search: the common chunk holds none
+                if first in text:
+                    break
+            else:
+                self.held = ""
+                return text
+        elif self._plain.fullmatch(text) is not None:
             self.held = ""
             return text
         cut = self._cut(text)
@@ -132,22 +147,39 @@ class Growth:
         if scan is None:
             return None
         resume = scan.resume
-        return (resume[0], resume[1] + scan.base, *resume[2:])
+        return (resume[0], resume[1] + scan.base, resume[2], resume[3])
 
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
         leave the text scanner: the start of the text it holds back; else -1."""
         first = self._first
-        if first is None or _NO_SURROGATE.fullmatch(text) is None:
+        if first is None or not (text.isascii() or _NO_SURROGATE.fullmatch(text)):
             return -1
-        cut = len(text)
+        n = len(text)
+        cut = n
+        if len(self._firsts) == 1:  # one first character (the usual closer): found by C-level searches
+            at = text.find(self._firsts[0])
+            while at >= 0:
+                cut = self._cut_at(text, at, cut)
+                if cut < 0:
+                    return -1
+                at = text.find(self._firsts[0], at + 1)
+            return cut
         for m in first.finditer(text):
-            tail = text[m.start() :]
-            for d in self._delims:
-                if tail.startswith(d):
-                    return -1  # a delimiter: the scan ends here
-                if cut == len(text) and d.startswith(tail):
-                    cut = m.start()  # the first start of a delimiter that the end cuts: held back
+            cut = self._cut_at(text, m.start(), cut)
+            if cut < 0:
+                return -1
+        return cut
+
+    def _cut_at(self, text: str, at: int, cut: int) -> int:
+        """``_cut``'s step at a first character of a delimiter at ``at``: -1 if a delimiter starts there, else
+        the held-back start so far (``cut``, or ``at`` for the first start of a delimiter the end cuts)."""
+        n = len(text)
+        for d in self._delims:
+            if text.startswith(d, at):
+                return -1  # a delimiter: the scan ends here
+            if cut == n and n - at < len(d) and d.startswith(text[at:]):
+                cut = at  # the first start of a delimiter that the end cuts: held back
         return cut
 
 
@@ -188,16 +220,19 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if op.kind == K_UNTIL:
         if not op.delims:
             return Growth(tags, starts, held, _NO_SURROGATE)
-        return Growth(tags, starts, held, _plain_until(op), op.delims, op.first)
+        plain, firsts = _until_lane(op)
+        return Growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)  # (positional: cheaper)
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
-        return Growth(tags, starts, "", _NO_SURROGATE, run=run, run_text=text[pos:], spaced=spaced)
+        return Growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced)
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
         growth = Growth(tags, starts, held, _NO_SURROGATE)
         base = min(resume[1], end)
-        growth._json = _JsonScan(op.jkind, text[base:], base, (resume[0], resume[1] - base, *resume[2:]), end - base)
+        growth._json = _JsonScan(
+            op.jkind, text[base:], base, (resume[0], resume[1] - base, resume[2], resume[3]), end - base
+        )
         return growth
     return None
 
@@ -223,9 +258,10 @@ def _run_of(leaf: Op, frame: Any, hidden: bool) -> tuple[Any, ...]:
             kids, i = fop.kids, frame[3]
             if i >= len(kids) or kids[i] is not child:
                 break
-            for kid in kids[i + 1 :]:
-                if not _follow(kid, run, hidden, 0):
-                    return tuple(run)
+            rest, whole = _rest_of(fop, i, hidden)
+            run.extend(rest)
+            if not whole or len(run) >= _LONGEST_FOLLOW:
+                return tuple(run[:_LONGEST_FOLLOW])  # (what following item by item would have kept)
         elif k == K_REP:
             if fop.hi < 0 or frame[3] + 1 < fop.hi:
                 break  # the repetition may go on: parse
@@ -238,6 +274,26 @@ def _run_of(leaf: Op, frame: Any, hidden: bool) -> tuple[Any, ...]:
 
 
 _LONGEST_FOLLOW = 64  # items followed after the live leaf (markers are a few)
+
+
+def _rest_of(seq: Op, i: int, hidden: bool) -> tuple[tuple[Any, ...], bool]:
+    """The items ``_follow`` appends for the items of the sequence ``seq`` after its ``i``-th, and whether it
+    followed them all; memoised on the op (``seq.lane``, keyed by ``i`` and ``hidden``), so arming the lane
+    at the same marker again is a dict hit. O(1) after the first time."""
+    cache = seq.lane
+    if cache is None:
+        cache = seq.lane = {}
+    key = 2 * i + hidden
+    rest = cache.get(key)
+    if rest is None:
+        items: list[Any] = []
+        whole = True
+        for kid in seq.kids[i + 1 :]:
+            if not _follow(kid, items, hidden, 0):
+                whole = False
+                break
+        rest = cache[key] = (tuple(items), whole)
+    return rest  # type: ignore[no-any-return]
 
 
 def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
@@ -305,14 +361,14 @@ class _JsonScan:
         input: the value ends or fails). Cost: a string run is one C-level match, other characters a step of
         the scanner each."""
         resume = self.resume
-        if not self.text and resume[0] == STRING_MODE and STRING_BODY.fullmatch(more) is not None:
+        if not self.text and resume[0] == STRING_MODE and _string_body(more):
             self.base += len(more)  # the common case: inside a string, nothing held (the state moves along)
             return more
         if not self.text and more and more[0] in "[]":
             after = scan_brackets(resume, more)  # deep nesting: a run of brackets, nothing held
             if after is not None:
                 self.base += len(more)
-                self.resume = (after[0], 0, *after[2:])
+                self.resume = (after[0], 0, after[2], after[3])
                 return more
         text = self.text + more
         status, end, where, _ = scan_json(self.kind, text, 0, resume, True)
@@ -321,17 +377,31 @@ class _JsonScan:
         grown = text[self.shown : end]
         cut = min(where[1], end)  # the scan looks at nothing before its resume position
         self.text, self.shown, self.base = text[cut:], end - cut, self.base + cut
-        self.resume = (where[0], where[1] - cut, *where[2:])
+        self.resume = (where[0], where[1] - cut, where[2], where[3])
         return grown
+
+
+def _string_body(more: str) -> bool:
+    """Whether ``more`` may stand inside a JSON string as it is (no quote, no control character, whole escapes
+    only, no lone surrogate): printable ASCII without a quote or backslash by three C-level checks (the common
+    chunk), else the string body's pattern. O(len(more))."""
+    if more.isascii() and more.isprintable() and '"' not in more and "\\" not in more:
+        return True  # (DEL, the one printable-excluded ASCII character JSON allows, takes the pattern below)
+    return STRING_BODY.fullmatch(more) is not None
 
 
 _PLAIN: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
-def _plain_until(op: Any) -> re.Pattern[str]:
-    """Text with no first character of a delimiter and no lone surrogate (memoised per delimiter set)."""
-    plain = _PLAIN.get(op.delims)
-    if plain is None:
-        firsts = "".join(sorted({re.escape(d[0]) for d in op.delims}))
-        plain = _PLAIN[op.delims] = re.compile(f"[^{firsts}\ud800-\udfff]*")
-    return plain
+def _until_lane(op: Op) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """For an ``until`` with delimiters: the pattern of text with no first character of a delimiter and no
+    lone surrogate (memoised per delimiter set), and those first characters; kept on the op (``op.lane``), so
+    arming the lane at the same place again costs one field read."""
+    lane = op.lane
+    if lane is None:
+        plain = _PLAIN.get(op.delims)
+        if plain is None:
+            chars = "".join(sorted({re.escape(d[0]) for d in op.delims}))
+            plain = _PLAIN[op.delims] = re.compile(f"[^{chars}\ud800-\udfff]*")
+        lane = op.lane = (plain, tuple(sorted({d[0] for d in op.delims})))
+    return lane  # type: ignore[no-any-return]

@@ -5,6 +5,7 @@
 
 import cython
 
+from peg._growth cimport Growth as _Lane  # (aliased: the .py still imports and exports Growth)
 from peg._packrat cimport Machine
 
 cdef int FAIL, MORE, SUCCESS
@@ -12,9 +13,14 @@ cdef int FAIL, MORE, SUCCESS
 cdef class Stream:
     cdef dict __dict__
     cdef Machine _machine
-    cdef object _decoder, _result, _growth
-    cdef bint _finished
+    cdef object _decoder, _result
+    cdef _Lane _lane
+    cdef bint _finished, _lane_known
+    cdef Py_ssize_t _more_end
     cdef list _pending
+
+    @cython.locals(g=_Lane)
+    cpdef extend(self, object more)
 
     @cython.locals(m=Machine, raw=tuple, status=int, end=Py_ssize_t)
     cpdef feed(self, object more)

@@ -27,7 +27,6 @@ __all__ = ["Growth", "Stream", "decode", "first_invalid", "parse_text", "to_resu
 
 _STATUS = {SUCCESS: Status.SUCCESS, FAIL: Status.FAIL, MORE: Status.NEED_MORE_INPUT}
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_UNKNOWN: object = object()  # Stream._growth not computed yet for the last feed
 
 
 def decode(data: bytes, *, final: bool) -> str:
@@ -84,7 +83,9 @@ class Stream:
         self._result: ParseResult | None = None
         self._finished = False
         self._pending: list[str] = []  # text taken by extend() and not yet appended to the machine's
-        self._growth: Growth | object | None = _UNKNOWN
+        self._lane: Growth | None = None  # the growth after the last feed (see growth()), once known
+        self._lane_known = False
+        self._more_end = -1  # where the last feed's result ends if it needs more input, else -1
 
     @property
     def text(self) -> str:
@@ -106,21 +107,22 @@ class Stream:
         partial result needs more input, ends at the end of the text and stopped inside a text scanner (an
         ``until`` or a JSON string) with only node-making combinators on the live path. Cost O(depth of the
         live path) once per feed, then O(1)."""
-        g = self._growth
-        if g is _UNKNOWN:
-            r = self._result
+        if not self._lane_known:
             g = None
-            if r is not None and not self._finished and self._decoder is None and r.status is Status.NEED_MORE_INPUT:
-                g = growth_of(self._machine, r.end)
-            self._growth = g
-        return g  # type: ignore[return-value]
+            if self._more_end >= 0 and not self._finished and self._decoder is None:
+                g = growth_of(self._machine, self._more_end)
+            self._lane = g
+            self._lane_known = True
+        return self._lane
 
     def extend(self, more: str) -> str | None:
         """Append ``more`` without parsing it now if it only moves the end of the live path (see
         :meth:`Growth.take`): then the partial result is the last one with those nodes ending later, by the
         returned text (the growth's ``held`` text and ``more``, minus what is held back now; often ``more``).
         Otherwise nothing is appended and None is returned (``feed`` it instead). Cost O(len(more))."""
-        g = self.growth()
+        if not self._lane_known:
+            self.growth()
+        g = self._lane  # (a typed field once compiled: the take below is a C call)
         if g is None or type(more) is not str:
             return None
         grown = g.take(more)
@@ -138,9 +140,9 @@ class Stream:
         """Before the text taken by :meth:`extend` is appended: a JSON scan continued over it hands its state to
         the machine's resume point (the machine would reach that very state scanning the text again, so it
         starts there instead: a long run of nested brackets is scanned once, not twice). O(1)."""
-        g = self._growth
+        g = self._lane
         snap = self._machine.snapshot
-        if isinstance(g, Growth) and snap is not None:
+        if g is not None and snap is not None:
             state = g.scan_state()
             if state is not None:
                 self._machine.snapshot = snap.resumed(state)
@@ -176,10 +178,12 @@ class Stream:
                 self._pending.clear()
             else:
                 self._flush()
-        self._growth = _UNKNOWN
+        self._lane_known = False
+        self._lane = None
+        self._more_end = -1
         if type(more) is str and not self._finished and self._decoder is None:
             # The common case, inlined: one text piece of a decoded stream.
-            if m.bad > len(m.text):
+            if m.bad > len(m.text) and not more.isascii():  # (ASCII: no lone surrogate, an O(1) check)
                 bad = _SURROGATE.search(more)
                 if bad is not None:
                     m.bad = len(m.text) + bad.start()
@@ -188,6 +192,7 @@ class Stream:
             self._append(more, final=False)
         raw = m.run(True)
         status, end, nodes = raw[0]
+        self._more_end = end if status == MORE else -1
         result = self._result = (
             ParseResult(_STATUS[status], end, nodes, None) if status != FAIL else to_result(m.text, raw)
         )
@@ -197,7 +202,9 @@ class Stream:
         """End the input and return the final result (the same as a one-shot ``parse`` of all the text)."""
         if self._pending and not self._finished:
             self._flush()
-        self._growth = None
+        self._lane_known = True
+        self._lane = None
+        self._more_end = -1
         self._append("", final=True)
         self._finished = True
         self._result = to_result(self._machine.text, self._machine.run(partial=False))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from peg import Parser, choice, rule, schema, until
+from peg import Parser, atomic, choice, rule, schema, until
 
 from ..builder import (
     ToolSpec,
@@ -62,7 +62,10 @@ def _arg(spec: ToolSpec, key: str) -> Parser:
         # Listed texts need no CDATA (none holds the closer): the grammar offers exactly them.
         value = tool_arg_string_value(schema(until(PARAM_CLOSE), name, prop, raw=True)) + closer
     elif schema_is_string(prop):
-        cdata = CDATA_OPEN + tool_arg_string_value(until(CDATA_CLOSE)) + CDATA_CLOSE + closer
+        # A CDATA value shows only once its section and the parameter are closed (``atomic``): if ``]]>`` is not
+        # followed by ``</param>`` the value is read again as raw text that starts with the opener, and a stream
+        # that had shown the section's text could not take it back.
+        cdata = atomic(CDATA_OPEN + tool_arg_string_value(until(CDATA_CLOSE)) + CDATA_CLOSE + closer)
         value = choice(cdata, tool_arg_string_value(until(PARAM_CLOSE)) + closer)
     else:
         value = tool_arg_json_value(schema(until(PARAM_CLOSE), name, prop)) + closer

@@ -192,6 +192,26 @@ def test_minicpm5_typed_values_and_enum_grammar() -> None:
     assert not g.matches(_minicpm("get_weather", city="A", unit="kelvin"))
 
 
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "]]></param></function>",  # a whole section: its text appears once, whole
+        "]]></paramX>z</param></function>",  # "]]>" not closing the parameter: a raw value from the opener on
+        "]]>",  # cut after the section
+        "",  # cut inside the section
+    ],
+)
+def test_minicpm5_cdata_value_streams_as_it_parses(closing: str) -> None:
+    """A CDATA value is shown only once its section and parameter close: a stream that showed the section's text
+    before ``]]>`` turned out not to close the parameter would have had to take it back."""
+    fmt = get_format("minicpm-5", tools=TOOLS)
+    out = '<function name="write_file"><param name="path">a</param><param name="content"><![CDATA[x<y' + closing
+    streamed, parsed = _streamed(fmt, list(out))
+    assert streamed == parsed
+    # Nothing lost: the section's text is in the value, or (a cut call) returned as content.
+    assert "x<y" in parsed.tool_calls[0].function.arguments + (parsed.content or "")
+
+
 def test_ernie45_response_markers_are_framing_also_without_reasoning() -> None:
     message = get_format("ernie-4.5", reasoning_format="none").parse("<response>Hi</response>")
     assert message.content == "Hi"

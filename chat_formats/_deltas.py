@@ -34,15 +34,22 @@ def _built(cls: type[Any], values: dict[str, Any], fields_set: set[str]) -> Any:
     return obj
 
 
+# The values of each kind of delta, copied per delta (a dict copy costs less than a dict display); the mutable
+# values (lists) are put in per copy, so that no two deltas share one.
+_DELTA_VALUES: dict[str, Any] = {
+    "role": None,
+    "content": None,
+    "reasoning_content": None,
+    "tool_calls": None,
+    "finish_reason": None,
+}
+_CALL_VALUES: dict[str, Any] = {"index": None, "id": None, "type": None, "function": None}
+
+
 def text_delta(field: Literal["content", "reasoning_content"], text: str) -> ChatDelta:
-    """``ChatDelta(**{field: text})`` without validation. Cost ~1 µs."""
-    values: dict[str, Any] = {
-        "role": None,
-        "content": None,
-        "reasoning_content": None,
-        "tool_calls": [],
-        "finish_reason": None,
-    }
+    """``ChatDelta(**{field: text})`` without validation. Cost ~0.6 µs compiled."""
+    values = _DELTA_VALUES.copy()
+    values["tool_calls"] = []
     values[field] = text
     delta: ChatDelta = _built(ChatDelta, values, {field})
     return delta
@@ -50,23 +57,29 @@ def text_delta(field: Literal["content", "reasoning_content"], text: str) -> Cha
 
 def arguments_delta(index: int, arguments: str) -> ChatDelta:
     """``ChatDelta(tool_calls=[DeltaToolCall(index=index, function=DeltaFunction(arguments=arguments))])``
-    without validation: a later fragment of call ``index``. Cost ~2 µs."""
+    without validation: a later fragment of call ``index``. Cost ~1.7 µs compiled (three models)."""
     fn = _built(DeltaFunction, {"name": None, "arguments": arguments}, {"arguments"})
-    call = _built(DeltaToolCall, {"index": index, "id": None, "type": None, "function": fn}, {"index", "function"})
-    values = {"role": None, "content": None, "reasoning_content": None, "tool_calls": [call], "finish_reason": None}
+    values = _CALL_VALUES.copy()
+    values["index"] = index
+    values["function"] = fn
+    call = _built(DeltaToolCall, values, {"index", "function"})
+    values = _DELTA_VALUES.copy()
+    values["tool_calls"] = [call]
     delta: ChatDelta = _built(ChatDelta, values, {"tool_calls"})
     return delta
 
 
 def call_start_delta(index: int, call_id: str, name: str, arguments: str) -> ChatDelta:
     """``ChatDelta(tool_calls=[DeltaToolCall(index=index, id=call_id, type="function", function=DeltaFunction(
-    name=name, arguments=arguments))])`` without validation: the first fragment of call ``index``. Cost ~2 µs."""
+    name=name, arguments=arguments))])`` without validation: the first fragment of call ``index``. Cost ~1.7 µs
+    compiled."""
     fn = _built(DeltaFunction, {"name": name, "arguments": arguments}, {"name", "arguments"})
     call = _built(
         DeltaToolCall,
         {"index": index, "id": call_id, "type": "function", "function": fn},
         {"index", "id", "type", "function"},
     )
-    values = {"role": None, "content": None, "reasoning_content": None, "tool_calls": [call], "finish_reason": None}
+    values = _DELTA_VALUES.copy()
+    values["tool_calls"] = [call]
     delta: ChatDelta = _built(ChatDelta, values, {"tool_calls"})
     return delta

@@ -6,6 +6,8 @@
 cimport cython
 
 from chat_formats._incremental cimport IncrementalMapper, Step
+from peg._growth cimport Growth as _Lane  # (aliased: the .py imports the Python names)
+from peg.ast cimport ParseResult as _Result
 
 @cython.final
 cdef class _SentCall:
@@ -33,13 +35,17 @@ cdef class ChatStream:
     cdef public bint _fast_lane
     cdef tuple _tails
 
-    @cython.locals(at=Py_ssize_t, sent=_SentCall)
-    cdef _arm(self, object result)
+    @cython.locals(result=_Result)
+    cdef list _ordinary(self, object delta)
+    @cython.locals(at=Py_ssize_t, sent=_SentCall, synced=list, growth_=_Lane)
+    cdef _arm(self, _Result result)
     @cython.locals(kind=Py_ssize_t, tail=list, start=Py_ssize_t, end=Py_ssize_t, call=_SentCall)
     cdef list _emit_extension(self, tuple fast, str more)
+    cdef list _first_content(self, tuple target, str more)
     cdef str _grow(self, str field, str old, str new)
-    cdef list _emit_step(self, Step step)
-    cdef list _text_step(self, Step step, object fast_r, object fast_c)
+    @cython.locals(synced=list, out=list, old_r=list, old_c=list, tail_r=list, tail_c=list, new_r=list, new_c=list)
+    cdef list _emit_step(self, Step step, str src)
+    cdef list _text_step(self, Step step, object fast_r, object fast_c, str src)
     cdef list _emit_full(self, object new, bint final=*)
     cdef list _emit_failed_growth(self, str grown)
     cdef list _role(self)
@@ -50,8 +56,9 @@ cdef class ChatStream:
     )
     cdef _add_warnings(self, object warnings)
     @cython.locals(sent=list, synced=bint, i=Py_ssize_t, j=Py_ssize_t, old=_SentCall, span=tuple, value=tuple)
-    cdef list _call_deltas(self, object calls, Py_ssize_t start, str source)
+    cdef _call_deltas(self, list out, list calls, Py_ssize_t start, str source)
 
 cdef bint _silent(tuple tags) except -1
 
-cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT
+cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT
+cdef object _FAIL

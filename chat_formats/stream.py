@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gbnf_backend import PegchatError
-from peg import ParseResult, Status
+from peg import Growth, ParseResult, Status
 
 from ._deltas import arguments_delta, call_start_delta, text_delta
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
@@ -159,8 +159,9 @@ class ChatStream:
         self._warnings: list[str] = []
         self._finish_reason: str | None = None
         # The fast lane (module docstring): what a pure extension of the text grows, or None. Kinds: _REASONING
-        # and _CONTENT (target: the tail list whose last span grows), _ARGS (the sent call whose argument span
-        # grows), _STRING (the sent call whose open string value grows).
+        # and _CONTENT (target: the tail list whose last span grows; _NEW_CONTENT: the content, nothing of it
+        # sent yet), _ARGS (the sent call whose argument span grows), _STRING (the sent call whose open string
+        # value grows), _SILENT (nothing the mapper shows grows).
         self._fast: tuple[int, Any] | None = None
         self._fast_lane = True  # False: every feed takes the ordinary path (tests compare the two; benchmarks)
 
@@ -188,20 +189,27 @@ class ChatStream:
             grown = self._peg.extend(delta)
             if grown is not None:
                 return self._emit_extension(fast, grown) if grown else []
-        if self._failed is None:
-            result = self._peg.feed(delta)
-            if result.status is not Status.FAIL:
-                out = self._emit_step(self._mapper.update(result.nodes, len(self.text)))
-                self._arm(result)
-                return out
-            # A failure is definitive.
-            self._fast = None
-            self._failed = self._asm.fallback(self.text, result, final=True, salt=self.salt)
-        else:
-            self._after_failure.append(delta)
-            if self._failed_whole:
-                return self._emit_failed_growth(delta)
-        return self._emit_full(self._asm.with_tail(self._failed, self.text))
+        failed = self._failed
+        if failed is None:
+            return self._ordinary(delta)
+        self._after_failure.append(delta)
+        if self._failed_whole:
+            return self._emit_failed_growth(delta)
+        return self._emit_full(self._asm.with_tail(failed, self.text))
+
+    def _ordinary(self, delta: str) -> list[ChatDelta]:
+        """The deltas of an ordinary feed: parse, map, diff, arm the lane; or, if the parse fails, take the
+        fallback (definitive) and send what it adds."""
+        result: ParseResult = self._peg.feed(delta)
+        if result.status is not _FAIL:
+            src = self._peg.text  # (not self.text: nothing was fed after a failure)
+            out = self._emit_step(self._mapper.update(result.nodes, len(src)), src)
+            self._arm(result)
+            return out
+        # A failure is definitive.
+        self._fast = None
+        failed = self._failed = self._asm.fallback(self.text, result, final=True, salt=self.salt)
+        return self._emit_full(self._asm.with_tail(failed, self.text))
 
     def finish(self, *, length: bool = False) -> list[ChatDelta]:
         """End the output: send what the final parse adds, then an empty delta with ``finish_reason``
@@ -234,12 +242,15 @@ class ChatStream:
 
     # --- the fast lane --------------------------------------------------------------------------------------------
     def _arm(self, result: ParseResult) -> None:
-        """After an ordinary feed: open the fast lane when every field is in sync and either the last piece sent
-        is the node peg grows (same start, ending where the parse ends) or the live path holds no node whose end
-        or text the mapper shows; else close it. Cost O(depth of the live path)."""
+        """After an ordinary feed: open the fast lane when the role was sent and either the live path holds no
+        node whose end or text the mapper shows (any field may be out of sync: the ordinary path's diff of an
+        unchanged message sends nothing), or the last piece sent of a field in sync is the node peg grows (same
+        start, ending where the parse ends); else close it. Cost O(depth of the live path)."""
         self._fast = None
-        growth_ = self._peg.growth() if self._fast_lane else None
-        if growth_ is None or not (self._role_sent and all(self._synced)):
+        if not (self._fast_lane and self._role_sent):
+            return  # (before growth(), which costs a walk of the live path)
+        growth_: Growth | None = self._peg.growth()
+        if growth_ is None:
             return
         tags, starts = growth_.tags, growth_.starts
         if _silent(tags):
@@ -252,23 +263,35 @@ class ChatStream:
             at += 1  # rule nodes (tag '') inside the text node: the mapper never looks at them
         inner, outer = tags[at], tags[at + 1 :]
         grown = (starts[at], result.end)
+        synced = self._synced
         if inner in _TEXTS:
             if not _MAPPED_WHOLE.isdisjoint(outer):
                 return  # inside a call or another text node: not mapped as a text of its own
             if inner == CONTENT:
                 tail = self._tails[1]
-                if self._content.length and tail and tail[-1] == grown:
-                    self._fast = (_CONTENT, tail)
+                if not tail or tail[-1] != grown:
+                    return
+                if self._content.length:
+                    if synced[1]:
+                        self._fast = (_CONTENT, tail)
+                elif not self._prefix_sent:
+                    # Nothing sent yet: all of the content so far is '' (in sync) or whitespace held back (the
+                    # only way an unsent content is out of sync); the lane's first growth decides.
+                    held = "" if synced[1] else join([*self._mapper.content, *tail], self._peg.text)
+                    self._fast = (_NEW_CONTENT, (tail, held))
             else:
                 tail = self._tails[0]
-                if tail and tail[-1] == grown:
+                if synced[0] and tail and tail[-1] == grown:
                     self._fast = (_REASONING, tail)
-        elif inner in (TOOL_ARGS, TOOL_ARG_STRING_VALUE) and self._calls:
+        elif inner in (TOOL_ARGS, TOOL_ARG_STRING_VALUE) and synced[2]:
             if outer.count(TOOL) != 1 or not _TEXT_TAGS.isdisjoint(outer):
                 return
-            sent = self._calls[-1]
-            if sent.complete:
+            if not self._calls or self._calls[-1].complete:
+                # A call after every sent one: not published (its id may still come), and the growth of its
+                # arguments cannot publish it (what could — its id, its end — is not inside them).
+                self._fast = (_SILENT, None)
                 return
+            sent = self._calls[-1]
             if inner == TOOL_ARGS and sent.span == grown:
                 self._fast = (_ARGS, sent)
             elif inner == TOOL_ARG_STRING_VALUE and sent.open_string == grown:
@@ -279,13 +302,15 @@ class ChatStream:
         kind, target = fast
         if kind == _SILENT:
             return []
-        if kind in (_CONTENT, _REASONING):
-            tail: list[tuple[int, int]] = target
+        if kind != _ARGS and kind != _STRING:
+            tail: list[tuple[int, int]] = target if kind != _NEW_CONTENT else target[0]
             start, end = tail[-1]
             tail[-1] = (start, end + len(more))
             if kind == _CONTENT:
                 self._content.add(more)
                 return [text_delta("content", more)]
+            if kind == _NEW_CONTENT:
+                return self._first_content(target, more)
             self._reasoning.add(more)
             return [text_delta("reasoning_content", more)]
         call: _SentCall = target
@@ -301,6 +326,26 @@ class ChatStream:
         call.length += len(grown)
         return [arguments_delta(len(self._calls) - 1, grown)]
 
+    def _first_content(self, target: tuple[list[tuple[int, int]], str], more: str) -> list[ChatDelta]:
+        """The lane's growth of a content of which nothing was sent: ``target`` is the tail whose last span grows
+        and the content so far (whitespace held back, or ''). What the ordinary path does: while the content
+        (after the prefix) stays whitespace only it is held back (out of sync); else all of it is sent, after the
+        prefix, and the lane goes on as a content lane."""
+        tail, held = target
+        held += more
+        prefix = self._prefix
+        if not (prefix + held).strip() and not self._asm.options.keep_blank_content:
+            self._synced[1] = False
+            self._fast = (_NEW_CONTENT, (tail, held))
+            return []
+        self._synced[1] = True
+        self._fast = (_CONTENT, tail)
+        self._content.add(held)
+        if prefix:
+            self._prefix_sent = True
+            held = prefix + held
+        return [text_delta("content", held)]
+
     # --- diffing -------------------------------------------------------------------------------------------------
     def _grow(self, field: str, old: str, new: str) -> str:
         """The suffix ``new`` adds to ``old`` ('' if none); a non-extension is recorded, not sent."""
@@ -311,39 +356,52 @@ class ChatStream:
             self._warnings.append(warning)
         return ""
 
-    def _emit_step(self, step: Step) -> list[ChatDelta]:
-        """The deltas of one feed's incremental mapping (see the module docstring)."""
-        m, src = self._mapper, self.text
-        new_r = step.settled_reasoning + step.tail_reasoning
-        new_c = step.settled_content + step.tail_content
-        # What was sent after the cursor this step starts from: what it dropped, then the last tail.
+    def _emit_step(self, step: Step, src: str) -> list[ChatDelta]:
+        """The deltas of one feed's incremental mapping of the output ``src`` (see the module docstring)."""
         old_r, old_c = self._tails
-        if step.rolled_back:
-            old_r, old_c = step.dropped_reasoning + old_r, step.dropped_content + old_c
-        fast_r = growth(old_r, new_r, src) if self._synced[0] else None
-        fast_c = None
-        if self._synced[1]:
-            if self._content.length or self._prefix_sent:
-                fast_c = growth(old_c, new_c, src)
-            elif not new_c and not old_c and not step.rolled_back:
-                fast_c = ""  # no content before or after, and what was sent is all of it: nothing to send
-        self._tails = (step.tail_reasoning, step.tail_content)
-        if fast_r == "" and fast_c == "" and self._role_sent:
-            out: list[ChatDelta] = []  # both texts known unchanged (and in sync): no text delta, no prefix
+        tail_r, tail_c = step.tail_reasoning, step.tail_content
+        synced = self._synced
+        self._tails = (tail_r, tail_c)
+        if (
+            not (old_r or old_c or tail_r or tail_c or step.settled_reasoning or step.settled_content)
+            and not step.rolled_back
+            and synced[0]
+            and synced[1]
+            and self._role_sent
+        ):
+            # The common ordinary feed (inside or between calls): no text before or after the cursor, and what
+            # was sent is all of it: no text delta (what the diff below finds, without building its lists).
+            out: list[ChatDelta] = []
         else:
-            out = self._text_step(step, fast_r, fast_c)
-        if self._synced[2]:
+            new_r = step.settled_reasoning + tail_r if step.settled_reasoning else tail_r
+            new_c = step.settled_content + tail_c if step.settled_content else tail_c
+            # What was sent after the cursor this step starts from: what it dropped, then the last tail.
+            if step.rolled_back:
+                old_r, old_c = step.dropped_reasoning + old_r, step.dropped_content + old_c
+            fast_r = growth(old_r, new_r, src) if synced[0] else None
+            fast_c = None
+            if synced[1]:
+                if self._content.length or self._prefix_sent:
+                    fast_c = growth(old_c, new_c, src)
+                elif not new_c and not old_c and not step.rolled_back:
+                    fast_c = ""  # no content before or after, and what was sent is all of it: nothing to send
+            if fast_r == "" and fast_c == "" and self._role_sent:
+                out = []  # both texts known unchanged (and in sync): no text delta, no prefix
+            else:
+                out = self._text_step(step, fast_r, fast_c, src)
+        if synced[2]:
             if step.calls or len(self._calls) > step.first_call:  # else: no call before or after the cursor
-                out.extend(self._call_deltas(step.calls, step.first_call, src))
+                self._call_deltas(out, step.calls, step.first_call, src)
         else:
-            out.extend(self._call_deltas([*m.calls[: step.first_call], *step.calls], 0, src))
-        self._add_warnings(step.warnings)
+            self._call_deltas(out, [*self._mapper.calls[: step.first_call], *step.calls], 0, src)
+        if step.warnings:
+            self._add_warnings(step.warnings)
         return out
 
-    def _text_step(self, step: Step, fast_r: str | None, fast_c: str | None) -> list[ChatDelta]:
-        """The role, reasoning and content deltas of one feed's incremental mapping (``fast_*``: see
+    def _text_step(self, step: Step, fast_r: str | None, fast_c: str | None, src: str) -> list[ChatDelta]:
+        """The role, reasoning and content deltas of one feed's incremental mapping of ``src`` (``fast_*``: see
         :meth:`_text_deltas`)."""
-        m, src = self._mapper, self.text
+        m = self._mapper
 
         def others() -> bool:
             return bool(m.calls or step.calls) or bool(join([*m.reasoning, *step.tail_reasoning], src))
@@ -362,7 +420,7 @@ class ChatStream:
         out = self._text_deltas(
             None, lambda: new.reasoning, None, lambda: new.content, lambda: bool(new.calls or new.reasoning), final
         )
-        out.extend(self._call_deltas(new.calls, 0, ""))
+        self._call_deltas(out, new.calls, 0, "")
         self._add_warnings(new.warnings)
         self._synced = [False, False, False]  # the tails describe no feed now: the next step diffs in full
         failed = self._failed
@@ -443,11 +501,10 @@ class ChatStream:
                 self._warning_set.add(w)
                 self._sent_warnings.append(w)
 
-    def _call_deltas(self, calls: Sequence[MappedCall], start: int, source: str) -> list[ChatDelta]:
-        """Deltas for ``calls``, the calls of the message from index ``start`` on (those before are unchanged
-        and were sent whole). ``source``: the output, for diffing verbatim arguments by their spans ('' for no
-        span diffing)."""
-        out: list[ChatDelta] = []
+    def _call_deltas(self, out: list[ChatDelta], calls: list[MappedCall], start: int, source: str) -> None:
+        """Append to ``out`` the deltas for ``calls``, the calls of the message from index ``start`` on (those
+        before are unchanged and were sent whole). ``source``: the output, for diffing verbatim arguments by
+        their spans ('' for no span diffing)."""
         sent = self._calls
         synced = True
         for j, call in enumerate(calls):
@@ -489,10 +546,10 @@ class ChatStream:
             self._grow("tool calls", "x" * len(sent), "x" * (start + len(calls)) + "\x00")
             synced = False
         self._synced[2] = synced
-        return out
 
 
-_REASONING, _CONTENT, _ARGS, _STRING, _SILENT = range(5)
+_REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT = range(6)
+_FAIL = Status.FAIL
 _TEXTS = (REASONING, CONTENT)
 _TEXT_TAGS = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING))
 _MAPPED_WHOLE = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING, TOOL))  # the mapper does not look inside

@@ -99,6 +99,23 @@ LONG_CASES = [
         + NESTED
         + "}<|tool_call_end|><|tool_calls_section_end|>",
     ),
+    # Whitespace before a call is held back (the content is out of sync with what was sent): the lane still
+    # takes the call's string value.
+    (
+        "qwen3-coder",
+        WRITE_TOOLS,
+        f"\n\n<tool_call>\n<function=write_file>\n<parameter=content>\n{CODE}\n</parameter>\n</function>\n</tool_call>",
+    ),
+    # A content of which nothing was sent: held whitespace, then text.
+    ("hermes", [], "\n \n\n" + " " * 40 + LONG),
+    # The arguments of a call whose id comes after them (not published until then): nothing to send, no parse.
+    (
+        "mistral-nemo",
+        WRITE_TOOLS,
+        '[TOOL_CALLS][{"name": "write_file", "arguments": {"path": "a.py", "content": "'
+        + LONG.replace("\n", "\\n")
+        + '"}, "id": "abc123XYZ"}]',
+    ),
 ]
 
 
@@ -158,3 +175,71 @@ def test_deltas_built_without_validation_equal_validated_ones() -> None:
         assert built == validated
         assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
         assert built.to_chunk() == validated.to_chunk()
+
+
+def _parses(fmt: ChatFormat, pieces: list[str]) -> list[int]:
+    """For each piece fed, whether the stream parsed it (1) or the fast lane took it (0)."""
+    stream = fmt.stream()
+    counted = stream._peg = _CountingParser(stream._peg)
+    out = []
+    for piece in pieces:
+        before = counted.parsed
+        stream.feed(piece)
+        out.append(counted.parsed - before)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("hermes", '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'),
+        ("kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"),
+        ("hermes", "\n\n  \n<tool_call>"),
+    ],
+)
+def test_fast_lane_takes_a_marker_written_before_any_content(name: str, text: str) -> None:
+    """Nothing sent of the content yet (a marker at the start of the output, held back while it may still be
+    one, or whitespace held back): after the first feed the lane takes most of the marker's characters."""
+    fmt = get_format(name, tools=TOOLS)
+    marker = text.index("<")
+    pieces = list(text[: marker + 9])
+    assert sum(_parses(fmt, pieces)[marker + 1 :]) <= 2  # (peg parses where its live path changes)
+    _same_deltas(fmt, list(text))
+
+
+@pytest.mark.parametrize("prefix", ["", "\n", " \n "])
+@pytest.mark.parametrize("keep", [False, True])
+def test_fast_lane_sends_a_first_content_as_the_ordinary_path(prefix: str, keep: bool) -> None:
+    """The content's first growth on the lane: whitespace is held back (or sent, ``keep_blank_content``), the
+    first text is sent with all the whitespace before it; the same deltas as the ordinary path."""
+    fmt = get_format("hermes", tools=TOOLS, keep_blank_content=keep)
+    for text in (prefix + "  \n hello there, a long line", prefix + "  \n", prefix + " <tool_call>"):
+        _same_deltas(fmt, list(text))
+        _same_deltas(fmt, chunks(text, [1, 3, 4, 9]))
+
+
+def test_deltas_are_independent_under_mutation() -> None:
+    """Each built delta owns its lists, sets and nested models: changing one leaves the next one as built."""
+    from chat_formats._deltas import arguments_delta, call_start_delta, text_delta
+
+    for build in (
+        lambda: text_delta("content", "a"),
+        lambda: text_delta("reasoning_content", "a"),
+        lambda: arguments_delta(0, "a"),
+        lambda: call_start_delta(0, "id", "f", "a"),
+    ):
+        first, second = build(), build()
+        pristine = second.model_dump()
+        first.model_fields_set.add("role")
+        first.tool_calls.append(arguments_delta(9, "x").tool_calls[0])
+        for call in first.tool_calls[:1]:
+            call.function.arguments = "changed"
+            call.model_fields_set.add("id")
+            call.function.model_fields_set.add("name")
+        first.content = "changed"
+        assert second.model_dump() == pristine
+        assert build() == second
+        assert build().model_fields_set == second.model_fields_set
+        for new, old in zip(build().tool_calls, second.tool_calls, strict=True):
+            assert new.model_fields_set == old.model_fields_set
+            assert new.function.model_fields_set == old.function.model_fields_set

@@ -3,9 +3,9 @@
 
 The values are valid by construction (strings and an index), and pydantic's validating ``__init__`` would cost
 about as much as the rest of a feed. The objects are the ones ``model_construct`` makes — equal to validated
-ones, with the same ``model_fields_set``. The four instance slots of a pydantic model are set through their
-descriptors (no attribute lookup per object). A module of its own so that it can be compiled (the models in
-:mod:`chat_formats.messages` are not).
+ones, with the same ``model_fields_set``. The four instance slots of a pydantic model (its dict among them) are
+set through their descriptors (no attribute look-up per object). A module of its own so that it can be compiled
+(the models in :mod:`chat_formats.messages` are not).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .messages import ChatDelta, DeltaFunction, DeltaToolCall
 __all__ = ["arguments_delta", "call_start_delta", "text_delta"]
 
 _new = object.__new__
-_set_dict = object.__dict__["__setattr__"]
+_set_dict = BaseModel.__dict__["__dict__"].__set__  # the instance dict's own setter (no attribute look-up)
 _set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
@@ -27,7 +27,7 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 def _built(cls: type[Any], values: dict[str, Any], fields_set: set[str]) -> Any:
     obj = _new(cls)
-    _set_dict(obj, "__dict__", values)
+    _set_dict(obj, values)
     _set_fields(obj, fields_set)
     _set_extra(obj, None)
     _set_private(obj, None)

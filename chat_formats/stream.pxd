@@ -37,7 +37,7 @@ cdef class ChatStream:
 
     @cython.locals(result=_Result)
     cdef list _ordinary(self, object delta)
-    @cython.locals(at=Py_ssize_t, sent=_SentCall, synced=list, growth_=_Lane)
+    @cython.locals(at=Py_ssize_t, kind=Py_ssize_t, sent=_SentCall, synced=list, growth_=_Lane, plan=tuple)
     cdef _arm(self, _Result result)
     @cython.locals(kind=Py_ssize_t, tail=list, start=Py_ssize_t, end=Py_ssize_t, call=_SentCall)
     cdef list _emit_extension(self, tuple fast, str more)
@@ -55,9 +55,18 @@ cdef class ChatStream:
         object has_calls_or_reasoning, bint final
     )
     cdef _add_warnings(self, object warnings)
-    @cython.locals(sent=list, synced=bint, i=Py_ssize_t, j=Py_ssize_t, old=_SentCall, span=tuple, value=tuple)
+    @cython.locals(
+        sent=list, synced=bint, i=Py_ssize_t, j=Py_ssize_t, old=_SentCall, span=tuple, value=tuple, complete=bint,
+        begin=Py_ssize_t, end=Py_ssize_t, was_begin=Py_ssize_t, was_end=Py_ssize_t, value_begin=Py_ssize_t,
+        value_end=Py_ssize_t, was_value_begin=Py_ssize_t, was_value_end=Py_ssize_t
+    )
     cdef _call_deltas(self, list out, list calls, Py_ssize_t start, str source)
 
+cdef dict _PLANS
+cdef Py_ssize_t _MAX_PLANS
+
+@cython.locals(at=Py_ssize_t, inner=str, outer=tuple)
+cdef tuple _plan(tuple tags)
 cdef bint _silent(tuple tags) except -1
 
 cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT

@@ -252,49 +252,46 @@ class ChatStream:
         growth_: Growth | None = self._peg.growth()
         if growth_ is None:
             return
-        tags, starts = growth_.tags, growth_.starts
-        if _silent(tags):
+        tags = growth_.tags
+        plan = _PLANS.get(tags)
+        if plan is None:
+            plan = _plan(tags)
+            if len(_PLANS) < _MAX_PLANS:
+                _PLANS[tags] = plan
+        kind, at = plan
+        if kind == _SILENT:
             self._fast = (_SILENT, None)  # e.g. inside a marker: the mapped message cannot change
             return
-        if growth_.literal:
-            return  # the literal's text would show in a node that shows text
-        at = 0
-        while not tags[at]:
-            at += 1  # rule nodes (tag '') inside the text node: the mapper never looks at them
-        inner, outer = tags[at], tags[at + 1 :]
-        grown = (starts[at], result.end)
+        if kind < 0 or growth_.literal:
+            return  # (a literal's text would show in the node that shows text)
+        grown = (growth_.starts[at], result.end)
         synced = self._synced
-        if inner in _TEXTS:
-            if not _MAPPED_WHOLE.isdisjoint(outer):
-                return  # inside a call or another text node: not mapped as a text of its own
-            if inner == CONTENT:
-                tail = self._tails[1]
-                if not tail or tail[-1] != grown:
-                    return
-                if self._content.length:
-                    if synced[1]:
-                        self._fast = (_CONTENT, tail)
-                elif not self._prefix_sent:
-                    # Nothing sent yet: all of the content so far is '' (in sync) or whitespace held back (the
-                    # only way an unsent content is out of sync); the lane's first growth decides.
-                    held = "" if synced[1] else join([*self._mapper.content, *tail], self._peg.text)
-                    self._fast = (_NEW_CONTENT, (tail, held))
-            else:
-                tail = self._tails[0]
-                if synced[0] and tail and tail[-1] == grown:
-                    self._fast = (_REASONING, tail)
-        elif inner in (TOOL_ARGS, TOOL_ARG_STRING_VALUE) and synced[2]:
-            if outer.count(TOOL) != 1 or not _TEXT_TAGS.isdisjoint(outer):
+        if kind == _CONTENT:
+            tail = self._tails[1]
+            if not tail or tail[-1] != grown:
                 return
+            if self._content.length:
+                if synced[1]:
+                    self._fast = (_CONTENT, tail)
+            elif not self._prefix_sent:
+                # Nothing sent yet: all of the content so far is '' (in sync) or whitespace held back (the
+                # only way an unsent content is out of sync); the lane's first growth decides.
+                held = "" if synced[1] else join([*self._mapper.content, *tail], self._peg.text)
+                self._fast = (_NEW_CONTENT, (tail, held))
+        elif kind == _REASONING:
+            tail = self._tails[0]
+            if synced[0] and tail and tail[-1] == grown:
+                self._fast = (_REASONING, tail)
+        elif synced[2]:
             if not self._calls or self._calls[-1].complete:
                 # A call after every sent one: not published (its id may still come), and the growth of its
                 # arguments cannot publish it (what could — its id, its end — is not inside them).
                 self._fast = (_SILENT, None)
                 return
             sent = self._calls[-1]
-            if inner == TOOL_ARGS and sent.span == grown:
+            if kind == _ARGS and sent.span == grown:
                 self._fast = (_ARGS, sent)
-            elif inner == TOOL_ARG_STRING_VALUE and sent.open_string == grown:
+            elif kind == _STRING and sent.open_string == grown:
                 self._fast = (_STRING, sent)
 
     def _emit_extension(self, fast: tuple[int, Any], more: str) -> list[ChatDelta]:
@@ -515,13 +512,18 @@ class ChatStream:
                     self._grow(f"tool call {i}", old.name + old.id, call.name + call.id + "\x00")
                     synced = False
                     break
-                if old.complete and call.complete:
+                complete = call.complete
+                if old.complete and complete:
                     continue  # sent whole: a complete call never changes
                 span, value = call.args_span, call.open_string
-                if source and span[0] >= 0 and old.span[0] == span[0] and old.span[1] <= span[1]:
-                    grown = source[old.span[1] : span[1]]  # the output only grows: a longer span extends
-                elif source and value[0] >= 0 and old.open_string[0] == value[0] and old.open_string[1] <= value[1]:
-                    grown = _escape(source[old.open_string[1] : value[1]])[1:-1]  # the same value, longer
+                begin, end = span
+                was_begin, was_end = old.span
+                value_begin, value_end = value
+                was_value_begin, was_value_end = old.open_string
+                if source and begin >= 0 and was_begin == begin and was_end <= end:
+                    grown = source[was_end:end]  # the output only grows: a longer span extends
+                elif source and value_begin >= 0 and was_value_begin == value_begin and was_value_end <= value_end:
+                    grown = _escape(source[was_value_end:value_end])[1:-1]  # the same value, longer
                 else:
                     old_args, new_args = old.arguments, call.arguments
                     if not new_args.startswith(old_args):
@@ -533,7 +535,7 @@ class ChatStream:
                     old.parts.append(grown)
                     old.length += len(grown)
                     out.append(arguments_delta(i, grown))
-                old.complete = call.complete
+                old.complete = complete
                 old.span = span
                 old.open_string = value
             else:
@@ -571,6 +573,30 @@ _SILENT_TAGS = frozenset(
     )
 )
 _CONVERTED = TOOL_ARG_CONVERTED_VALUE
+
+
+_PLANS: dict[tuple[str, ...], tuple[int, int]] = {}  # _plan per live path's tags (a grammar has few of them)
+_MAX_PLANS = 4096  # (a bound all the same: nested rules may make many)
+
+
+def _plan(tags: tuple[str, ...]) -> tuple[int, int]:
+    """What a lane on a live path with ``tags`` (innermost first) can be: ``(_SILENT, 0)`` (nothing the mapper
+    shows grows); ``(_CONTENT or _REASONING, at)`` (the text node ``tags[at]``, not inside a call or another
+    text); ``(_ARGS or _STRING, at)`` (a call's arguments or open string value, inside one call and no text);
+    else ``(-1, 0)``. Cost O(len(tags))."""
+    if _silent(tags):
+        return (_SILENT, 0)
+    at = 0
+    while not tags[at]:
+        at += 1  # rule nodes (tag '') inside the node that grows: the mapper never looks at them
+    inner, outer = tags[at], tags[at + 1 :]
+    if inner in _TEXTS:
+        if not _MAPPED_WHOLE.isdisjoint(outer):
+            return (-1, 0)  # inside a call or another text node: not mapped as a text of its own
+        return (_CONTENT if inner == CONTENT else _REASONING, at)
+    if inner in (TOOL_ARGS, TOOL_ARG_STRING_VALUE) and outer.count(TOOL) == 1 and _TEXT_TAGS.isdisjoint(outer):
+        return (_ARGS if inner == TOOL_ARGS else _STRING, at)
+    return (-1, 0)
 
 
 def _silent(tags: Sequence[str]) -> bool:

@@ -397,18 +397,16 @@ class ChatStream:
 
     def _text_step(self, step: Step, fast_r: str | None, fast_c: str | None, src: str) -> list[ChatDelta]:
         """The role, reasoning and content deltas of one feed's incremental mapping of ``src`` (``fast_*``: see
-        :meth:`_text_deltas`)."""
+        :meth:`_text_deltas`; when both are known, no field is built)."""
+        if fast_r is not None and fast_c is not None:
+            return self._text_deltas(fast_r, _no_text, fast_c, _no_text, None, final=False)
         m = self._mapper
-
-        def others() -> bool:
-            return bool(m.calls or step.calls) or bool(join([*m.reasoning, *step.tail_reasoning], src))
-
         return self._text_deltas(
             fast_r,
             lambda: join([*m.reasoning, *step.tail_reasoning], src),
             fast_c,
             lambda: join([*m.content, *step.tail_content], src),
-            others,
+            None,
             final=False,
         )
 
@@ -445,11 +443,12 @@ class ChatStream:
         reasoning: Callable[[], str],
         fast_content: str | None,
         content: Callable[[], str],
-        has_calls_or_reasoning: Callable[[], bool],
+        has_calls_or_reasoning: Callable[[], bool] | None,
         final: bool,
     ) -> list[ChatDelta]:
         """Role, reasoning and content deltas. ``fast_*``: the growth when known from the tails (None: compare
-        the whole field, which ``reasoning()``/``content()`` build)."""
+        the whole field, which ``reasoning()``/``content()`` build). ``has_calls_or_reasoning``: asked only at
+        the end (``final``), of a blank content."""
         out = self._role()
         grown = fast_reasoning
         if grown is None:
@@ -475,7 +474,11 @@ class ChatStream:
             if (
                 held
                 and not keep
-                and (not final or self._asm.blank(whole, has_calls_or_reasoning=has_calls_or_reasoning()))
+                and (
+                    not final
+                    or has_calls_or_reasoning is None
+                    or self._asm.blank(whole, has_calls_or_reasoning=has_calls_or_reasoning())
+                )
             ):
                 grown = ""
                 synced = not full
@@ -597,6 +600,11 @@ def _plan(tags: tuple[str, ...]) -> tuple[int, int]:
     if inner in (TOOL_ARGS, TOOL_ARG_STRING_VALUE) and outer.count(TOOL) == 1 and _TEXT_TAGS.isdisjoint(outer):
         return (_ARGS if inner == TOOL_ARGS else _STRING, at)
     return (-1, 0)
+
+
+def _no_text() -> str:
+    """A field's text where it is known not to be needed (its growth is known)."""
+    return ""
 
 
 def _silent(tags: Sequence[str]) -> bool:

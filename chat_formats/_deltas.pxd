@@ -10,5 +10,5 @@ cdef dict _DELTA_VALUES, _CALL_VALUES
 cdef object _built(object cls, dict values, set fields_set)
 
 cpdef object text_delta(object field, str text)
-cpdef object arguments_delta(Py_ssize_t index, str arguments)
-cpdef object call_start_delta(Py_ssize_t index, str call_id, str name, str arguments)
+cpdef object arguments_delta(object index, str arguments)
+cpdef object call_start_delta(object index, str call_id, str name, str arguments)

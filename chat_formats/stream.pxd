@@ -68,6 +68,7 @@ cdef Py_ssize_t _MAX_PLANS
 @cython.locals(at=Py_ssize_t, inner=str, outer=tuple)
 cdef tuple _plan(tuple tags)
 cdef bint _silent(tuple tags) except -1
+cpdef str _json_body(str text)
 
 cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT
 cdef object _FAIL

@@ -318,7 +318,7 @@ class ChatStream:
         else:
             start, end = call.open_string
             call.open_string = (start, end + len(more))
-            grown = _escape(more)[1:-1]
+            grown = _json_body(more)
         call.parts.append(grown)
         call.length += len(grown)
         return [arguments_delta(len(self._calls) - 1, grown)]
@@ -526,7 +526,7 @@ class ChatStream:
                 if source and begin >= 0 and was_begin == begin and was_end <= end:
                     grown = source[was_end:end]  # the output only grows: a longer span extends
                 elif source and value_begin >= 0 and was_value_begin == value_begin and was_value_end <= value_end:
-                    grown = _escape(source[was_value_end:value_end])[1:-1]  # the same value, longer
+                    grown = _json_body(source[was_value_end:value_end])  # the same value, longer
                 else:
                     old_args, new_args = old.arguments, call.arguments
                     if not new_args.startswith(old_args):
@@ -617,3 +617,12 @@ def _silent(tags: Sequence[str]) -> bool:
 
 
 _escape = json.encoder.encode_basestring  # JSON string literal of a text (non-ASCII kept), as json.dumps does
+
+
+def _json_body(text: str) -> str:
+    """``text`` as it is inside a JSON string literal (non-ASCII kept). Most pieces need no escape (the escaped
+    characters — quote, backslash, controls — are not printable or are tested): those are returned as they are,
+    without building the literal."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return text
+    return _escape(text)[1:-1]

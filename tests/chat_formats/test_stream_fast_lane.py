@@ -243,3 +243,12 @@ def test_deltas_are_independent_under_mutation() -> None:
         for new, old in zip(build().tool_calls, second.tool_calls, strict=True):
             assert new.model_fields_set == old.model_fields_set
             assert new.function.model_fields_set == old.function.model_fields_set
+
+
+@given(st.text())
+def test_string_value_pieces_are_escaped_as_json_dumps_escapes_them(text: str) -> None:
+    """An XML-style string value is sent as the inside of a JSON string literal, piece by piece (non-ASCII kept):
+    a piece that needs no escape is sent as it is."""
+    import json
+
+    assert stream_module._json_body(text) == json.dumps(text, ensure_ascii=False)[1:-1]

@@ -23,12 +23,14 @@ which compares whole texts with what was sent.
 
 The fast lane: most feeds only extend the text being written — reasoning, content, a JSON argument, an XML
 parameter value — with characters that cannot start any marker the parser waits for, or continue a marker
-without completing it. After a feed whose last sent piece is exactly the node peg is growing
-(:meth:`peg.Stream.growth`), or whose live path holds no node the mapper shows (a marker, a value held back
-until its closer), such a delta is handed to ``peg.Stream.extend`` (appended, parsed with the next ordinary
+without completing it. After a feed whose last sent piece of a field in sync is exactly the node peg is growing
+(:meth:`peg.Stream.growth`; or a content of which nothing was sent yet, '' or whitespace held back), or whose
+live path holds no node the mapper shows (a marker, a value held back until its closer, the arguments of a call
+not published yet), such a delta is handed to ``peg.Stream.extend`` (appended, parsed with the next ordinary
 feed) and what the node grew by is sent as it is (JSON-escaped inside an XML string value), or nothing: no
 parse, no mapping, no diff. The deltas are the ones the ordinary path would send for the same feed, since the
-whole change of the parse is that path ending later.
+whole change of the parse is that path ending later (and the ordinary path's diff of a field that did not
+change sends nothing, in sync or not).
 """
 
 from __future__ import annotations

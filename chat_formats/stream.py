@@ -364,12 +364,11 @@ class ChatStream:
         if (
             not (old_r or old_c or tail_r or tail_c or step.settled_reasoning or step.settled_content)
             and not step.rolled_back
-            and synced[0]
-            and synced[1]
             and self._role_sent
         ):
-            # The common ordinary feed (inside or between calls): no text before or after the cursor, and what
-            # was sent is all of it: no text delta (what the diff below finds, without building its lists).
+            # The common ordinary feed (inside or between calls): no text before or after the cursor, so both
+            # texts are what the last diff saw, and diffing them again sends nothing, in sync or not (a
+            # divergence is recorded once, blank content stays held): no text delta, no list built.
             out: list[ChatDelta] = []
         else:
             new_r = step.settled_reasoning + tail_r if step.settled_reasoning else tail_r

@@ -14,7 +14,7 @@ import chat_formats.stream as stream_module
 from chat_formats import ChatDelta, ChatFormat, get_format
 from tests.chat_formats.corpus import JUDGED, load_samples
 from tests.chat_formats.samples import SAMPLES, TOOLS
-from tests.chat_formats.support import as_message_dict, chunks, stream_deltas
+from tests.chat_formats.support import as_message_dict, check_stream, chunks, stream_deltas
 
 CASES: list[tuple[str, str, dict[str, Any]]] = [
     (fmt, case.output, {"tools": TOOLS, **case.options}) for fmt, cases in SAMPLES.items() for case in cases
@@ -252,3 +252,27 @@ def test_string_value_pieces_are_escaped_as_json_dumps_escapes_them(text: str) -
     import json
 
     assert stream_module._json_body(text) == json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+_CALLS = {
+    "hermes": '<tool_call>\n{"name": "get_weather", "arguments": {"city": "x\\ty"}}\n</tool_call>\n',
+    "qwen3-coder": (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nx\ty\n</parameter>\n</function>\n</tool_call>\n"
+    ),
+    "glm-4.5": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>x\ty</arg_value>\n</tool_call>\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CALLS))
+@pytest.mark.parametrize("prefix", ["\n\n", " \n", "Sure.\n\n"])
+@pytest.mark.parametrize("step", [1, 4, 7])
+@pytest.mark.parametrize("suffix", ["", "\nDone."])
+def test_calls_after_held_blank_content_stream_as_parsed(name: str, prefix: str, step: int, suffix: str) -> None:
+    """Blank content before calls is held back (out of sync with what was sent) while the calls stream, on the
+    lane and on the ordinary path: the same deltas either way, adding up to the parse (text after the calls does
+    not fit these formats: the fallback's content)."""
+    fmt = get_format(name, tools=TOOLS)
+    text = prefix + _CALLS[name] * 3 + suffix
+    pieces = [text[i : i + step] for i in range(0, len(text), step)]
+    check_stream(fmt, text, pieces)
+    _same_deltas(fmt, pieces)

@@ -1,6 +1,6 @@
 """Where a chat stream's feed goes: peg, the mapper, and the stream's own work (diff, lane arming, delta objects).
 
-Three measurements, compiled if the hot modules are built in place (``scripts/cython_inplace.sh``):
+Four measurements, compiled if the hot modules are built in place (``scripts/cython_inplace.sh``):
 
 * ``split``: the many-calls outputs of ``chat_stream_bench.py`` (glm-4.5, hermes, qwen3-coder; ``--calls``) fed
   4 characters at a time. Per feed, the chat stream's time, and, in a second pass over the same text, a peg
@@ -11,6 +11,8 @@ Three measurements, compiled if the hot modules are built in place (``scripts/cy
   ordinary feed either way.)
 * ``lane``: one lane state fed the same 4 characters 20,000 times (a JSON argument, an XML string value, content):
   the steady-state cost of a lane feed, and of ``peg.extend`` alone (CPU time, median of 5).
+* ``blank``: the many-calls outputs after ``"\n\n"`` (blank content, held back while the calls stream): µs per
+  token (CPU time, median of 5).
 * ``deltas``: the delta builders of ``chat_formats._deltas`` (timeit, best of 9).
 
 Run: ``PYTHONPATH=. python3 benchmarks/stream_feed_split.py [--calls 128] [--repeat 7]``.
@@ -114,6 +116,21 @@ def lane_state(label: str, name: str, head: str, feeds: int = 20_000) -> str:
     return f"{label:24} lane feed {w:4.2f} us = extend {a:4.2f} + stream {w - a:4.2f}"
 
 
+def after_blank(name: str, head: str, calls: int) -> str:
+    """One line: µs per token of the many-calls output preceded by blank content (held back, never sent)."""
+    fmt = get_format(name, tools=TOOLS)
+    text = head + CALLS[name](calls)
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    runs = []
+    for _ in range(5):
+        stream = fmt.stream()
+        t0 = time.thread_time_ns()
+        for chunk in chunks:
+            stream.feed(chunk)
+        runs.append((time.thread_time_ns() - t0) / len(chunks) / 1e3)
+    return f"{name:12} {head!r:6} + {calls} calls: {statistics.median(runs):5.2f} us/token"
+
+
 def delta_builders() -> list[str]:
     """Lines: the cost of each delta builder."""
     out = []
@@ -128,7 +145,7 @@ def delta_builders() -> list[str]:
 
 
 def main() -> None:
-    """Print the three measurements."""
+    """Print the four measurements."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, nargs="+", default=[128], help="numbers of calls")
     ap.add_argument("--repeat", type=int, default=7, help="runs per case (each feed's minimum counts)")
@@ -136,6 +153,9 @@ def main() -> None:
     for calls in args.calls:
         for name in CALLS:
             print(split(name, calls, args.repeat))
+    for calls in args.calls:
+        for name in CALLS:
+            print(after_blank(name, "\n\n", calls))
     for label, (name, head) in LANES.items():
         print(lane_state(label, name, head))
     for line in delta_builders():

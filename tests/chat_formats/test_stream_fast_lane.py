@@ -218,6 +218,20 @@ def test_fast_lane_sends_a_first_content_as_the_ordinary_path(prefix: str, keep:
         _same_deltas(fmt, chunks(text, [1, 3, 4, 9]))
 
 
+@pytest.mark.parametrize("name", ["qwen3", "glm-4.5", "seed-oss"])
+@pytest.mark.parametrize(
+    "text", ["<b>bold</b> and </think>done", "  \n plan</think>\n\nThe answer.", "\n\n", "x", " <tool_call>"]
+)
+def test_fast_lane_sends_the_content_prefix_with_the_first_content(name: str, text: str) -> None:
+    """Reasoning kept in the content of a prompt that opened it: the prompt's opener is sent in front of the
+    first content, on the lane as on the ordinary path (``<b``: the lane's first growth of a content held while
+    it may be a marker)."""
+    fmt = get_format(name, tools=TOOLS, reasoning_format="none", thinking_forced_open=True)
+    assert fmt.assembler.definition.content_prefix
+    _same_deltas(fmt, list(text))
+    _same_deltas(fmt, chunks(text, [2, 5]))
+
+
 def test_deltas_are_independent_under_mutation() -> None:
     """Each built delta owns its lists, sets and nested models: changing one leaves the next one as built."""
     from chat_formats._deltas import arguments_delta, call_start_delta, text_delta

@@ -172,9 +172,18 @@ def test_deltas_built_without_validation_equal_validated_ones() -> None:
         ),
     ]
     for built, validated in pairs:
+        assert type(built) is ChatDelta
         assert built == validated
+        assert built.model_fields_set == validated.model_fields_set
+        assert built.model_dump() == validated.model_dump()
         assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+        assert built.delta_dict(reasoning_field="reasoning") == validated.delta_dict(reasoning_field="reasoning")
         assert built.to_chunk() == validated.to_chunk()
+        assert built.model_dump_json() == validated.model_dump_json()
+        for new, old in zip(built.tool_calls, validated.tool_calls, strict=True):
+            assert type(new) is DeltaToolCall and type(new.function) is DeltaFunction
+            assert new.model_fields_set == old.model_fields_set
+            assert new.function.model_fields_set == old.function.model_fields_set
 
 
 def _parses(fmt: ChatFormat, pieces: list[str]) -> list[int]:

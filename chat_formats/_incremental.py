@@ -18,6 +18,8 @@ content node then costs the new characters per feed, not its whole text (see :fu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import FunctionType
+from typing import Any
 
 from peg import AstNode
 
@@ -65,10 +67,14 @@ class Step:
     still held were dropped (``dropped_reasoning``, ``dropped_content``; their calls are mapped again). For each
     text field, the pieces that became settled (``settled_*``) then the rest (``tail_*``); ``calls`` the calls
     after the starting cursor, the first of them with index ``first_call``, ``settled_calls`` of them settled;
-    ``warnings`` those of these calls."""
+    ``warnings`` those of these calls. ``changed``: False when the mapped message is the previous update's —
+    nothing rolled back or settled, the same tails, the same calls (the very objects: a call mapped to the same
+    fields as in the previous update is that update's object) and the same warnings — so a stream that
+    applied the previous step has nothing to send (``MappedCall.end``, which no delta shows, counts too)."""
 
     __slots__ = (
         "calls",
+        "changed",
         "dropped_content",
         "dropped_reasoning",
         "first_call",
@@ -84,9 +90,10 @@ class Step:
     def __init__(self, first_call: int) -> None:
         # One assignment per slot: a step is made per feed.
         self.rolled_back = False
+        self.changed = True
         self.first_call = first_call
-        self.dropped_reasoning: list[Piece] = []
-        self.dropped_content: list[Piece] = []
+        self.dropped_reasoning: list[Piece] = _NOTHING  # (lists of their own on a roll-back)
+        self.dropped_content: list[Piece] = _NOTHING
         self.settled_reasoning: list[Piece] = []
         self.tail_reasoning: list[Piece] = []
         self.settled_content: list[Piece] = []
@@ -109,10 +116,17 @@ class _Frame:
 
 
 def _common_prefix(new: tuple[AstNode, ...], old: tuple[AstNode, ...], k: int) -> int:
-    """The length of the longest common prefix of ``new`` and ``old``, at most ``k``. Cost: C-speed tuple
-    comparison when it is ``k``; otherwise a scan back from ``k`` and one comparison."""
-    if len(new) >= k and new[:k] == old[:k]:
-        return k
+    """The length of the longest common prefix of ``new`` and ``old`` (``k <= len(old)``), at most ``k``. Cost:
+    when it is ``k`` (peg reuses the node objects it settled), an identity scan — compiled, a C loop over the
+    pointers — or, interpreted, a C-speed comparison of two slices; otherwise a scan back from ``k`` and one
+    comparison."""
+    if len(new) >= k:
+        i = 0
+        if _COMPILED:
+            while i < k and new[i] is old[i]:
+                i += 1
+        if i == k or new[:k] == old[:k]:
+            return k
     j = min(k, len(new))
     while j > 0 and not (new[j - 1] is old[j - 1] or new[j - 1] == old[j - 1]):
         j -= 1
@@ -137,6 +151,11 @@ class IncrementalMapper:
         self.warnings: list[str] = []
         self._args: ArgCache = {}  # the closed arguments of the open call, mapped once
         self._strings: StringCache = {}  # XML string values escaped so far
+        # What the previous update mapped after its cursor (see Step.changed).
+        self._last_first = 0
+        self._last_calls: list[MappedCall] = []
+        self._last_tails: tuple[list[Piece], list[Piece]] = (_NOTHING, _NOTHING)
+        self._last_warnings: list[str] = _NOTHING
 
     def _sizes(self) -> Sizes:
         return len(self.reasoning), len(self.content), len(self.calls), len(self.warnings)
@@ -227,6 +246,9 @@ class IncrementalMapper:
                 call = map_call(node, tools, salt, index, id_position, False, warnings, self._args, self._strings)
                 if call is None:
                     break  # an unpublished call: nothing after it can be published either (monotonicity)
+                j = index - self._last_first
+                if 0 <= j < len(self._last_calls):
+                    call = _same_call(call, self._last_calls[j])
                 index += 1
                 step.calls.append(call)
                 if warnings:
@@ -265,7 +287,48 @@ class IncrementalMapper:
                 top.marks.append(self._sizes())
             else:
                 settling = False
+        step.changed = self._changed(step)
+        self._last_first = step.first_call
+        self._last_calls = step.calls
+        self._last_tails = (step.tail_reasoning, step.tail_content)
+        self._last_warnings = step.warnings
         return step
 
+    def _changed(self, step: Step) -> bool:
+        """Whether the message ``step`` maps differs from the previous update's (see :attr:`Step.changed`)."""
+        if step.rolled_back or step.settled_calls or step.settled_reasoning or step.settled_content:
+            return True
+        # The previous update's calls: those it settled (now before the cursor), then those it did not.
+        last = self._last_calls
+        offset = step.first_call - self._last_first
+        calls = step.calls
+        if offset < 0 or len(last) - offset != len(calls):
+            return True
+        # A loop, not any(generator): compiled, no generator object per feed.
+        for i in range(len(calls)):
+            if calls[i] is not last[offset + i]:
+                return True
+        tails = self._last_tails
+        return step.tail_reasoning != tails[0] or step.tail_content != tails[1] or step.warnings != self._last_warnings
 
+
+def _same_call(call: MappedCall, was: MappedCall) -> MappedCall:
+    """``was`` if ``call`` has the same fields, else ``call``."""
+    if (
+        call.arguments == was.arguments
+        and call.end == was.end
+        and call.complete == was.complete
+        and call.open_string == was.open_string
+        and call.args_span == was.args_span
+        and call.id == was.id
+        and call.name == was.name
+    ):
+        return was
+    return call
+
+
+_NOTHING: list[Any] = []  # an empty list shared by steps (never changed in place)
 _LEAVES = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING, TOOL))
+# Whether this module runs compiled (Cython makes its functions C functions, not Python ones): a loop over a
+# tuple's items is then a C loop, cheaper than slicing; interpreted, slices compared in C are cheaper.
+_COMPILED = not isinstance(_common_prefix, FunctionType)

@@ -313,6 +313,8 @@ class ChatStream:
 
     def _emit_step(self, step: Step) -> list[ChatDelta]:
         """The deltas of one feed's incremental mapping (see the module docstring)."""
+        if not step.changed and self._role_sent:
+            return []  # the mapped message is the previous feed's, which was sent (see Step.changed)
         m, src = self._mapper, self.text
         new_r = step.settled_reasoning + step.tail_reasoning
         new_c = step.settled_content + step.tail_content

@@ -39,7 +39,9 @@ cdef class IncrementalMapper:
 
     cdef tuple _sizes(self)
     cdef _roll_back(self, Step step, Py_ssize_t level, Py_ssize_t index)
-    @cython.locals(frames=list, seq=tuple, last=Py_ssize_t, d=Py_ssize_t, frame=_Frame, k=Py_ssize_t, j=Py_ssize_t)
+    @cython.locals(
+        frames=list, seq=tuple, last=Py_ssize_t, d=Py_ssize_t, frame=_Frame, k=Py_ssize_t, j=Py_ssize_t, node=Node
+    )
     cdef _check_cursor(self, tuple nodes, Step step)
     @cython.locals(
         step=Step, frames=list, seqs=list, nexts=list, frame=_Frame, top=_Frame, parent=_Frame, settling=bint,

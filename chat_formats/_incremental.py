@@ -191,10 +191,11 @@ class IncrementalMapper:
                     self._roll_back(step, d, j)
                     return
             if d < last:
-                if len(seq) <= k or seq[k].tag in _LEAVES:
+                node = seq[k] if len(seq) > k else None
+                if node is None or node.tag in _LEAVES:
                     self._roll_back(step, d, k)
                     return
-                seq = seq[k].children
+                seq = node.children
 
     def update(self, nodes: tuple[AstNode, ...], size: int) -> Step:
         """Map the partial parse ``nodes`` of a text of ``size`` characters from the cursor on; move the cursor

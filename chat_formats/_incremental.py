@@ -94,13 +94,13 @@ class Step:
         self.first_call = first_call
         self.dropped_reasoning: list[Piece] = _NOTHING  # (lists of their own on a roll-back)
         self.dropped_content: list[Piece] = _NOTHING
-        self.settled_reasoning: list[Piece] = []
-        self.tail_reasoning: list[Piece] = []
-        self.settled_content: list[Piece] = []
-        self.tail_content: list[Piece] = []
+        self.settled_reasoning: list[Piece] = _NOTHING  # (a list of its own from the first piece on)
+        self.tail_reasoning: list[Piece] = _NOTHING
+        self.settled_content: list[Piece] = _NOTHING
+        self.tail_content: list[Piece] = _NOTHING
         self.calls: list[MappedCall] = []
         self.settled_calls = 0
-        self.warnings: list[str] = []
+        self.warnings: list[str] = _NOTHING
 
 
 class _Frame:
@@ -253,7 +253,7 @@ class IncrementalMapper:
                 index += 1
                 step.calls.append(call)
                 if warnings:
-                    step.warnings.extend(warnings)
+                    step.warnings = step.warnings + warnings
                 if settling and call.complete and not node.partial and node.end < size:
                     self.calls.append(call)
                     if warnings:
@@ -272,16 +272,25 @@ class IncrementalMapper:
                     frames.append(top)
                 continue
             settle = settling and not node.partial and node.end < size
+            # (A step's piece lists are the shared empty list until their first piece.)
             if tag == REASONING:
                 if settle:
+                    if step.settled_reasoning is _NOTHING:
+                        step.settled_reasoning = []
                     step.settled_reasoning.append(piece)
                     self.reasoning.append(piece)
                 else:
+                    if step.tail_reasoning is _NOTHING:
+                        step.tail_reasoning = []
                     step.tail_reasoning.append(piece)
             elif settle:
+                if step.settled_content is _NOTHING:
+                    step.settled_content = []
                 step.settled_content.append(piece)
                 self.content.append(piece)
             else:
+                if step.tail_content is _NOTHING:
+                    step.tail_content = []
                 step.tail_content.append(piece)
             if settle:
                 top.k += 1

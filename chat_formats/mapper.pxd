@@ -33,7 +33,7 @@ cdef class _Below:
     cpdef object value(self, Py_ssize_t slot)
 
 @cython.locals(scan=_Below)
-cdef _Below _scan(Node node)
+cdef _Below _scan(Node node, dict closed=*, bint split=*)
 
 @cython.locals(hit=tuple)
 cdef str _escaped(Node node, dict cache)

@@ -279,10 +279,10 @@ class _Below:
         return v if v is None or type(v) is str else v.text
 
 
-def _scan(node: AstNode) -> _Below:
-    """``_Below(node)`` (an argument's own walk), without the constructor's argument parsing once compiled."""
+def _scan(node: AstNode, closed: ArgCache | None = None, split: bool = False) -> _Below:
+    """``_Below(node, closed, split=split)``, without the constructor's argument parsing once compiled."""
     scan = _Below.__new__(_Below)
-    scan._walk(node, None, False)
+    scan._walk(node, closed, split)
     return scan
 
 
@@ -545,7 +545,7 @@ def map_call(
     published yet (name incomplete, or the id may still come); warnings appended. Cost O(nodes of the call),
     closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
     ``string_cache`` (:data:`StringCache`) their new characters."""
-    below = _Below(node, arg_cache, split=True)
+    below = _scan(node, arg_cache, True)
     name = below.value(_V_NAME)
     if name is None:
         return None

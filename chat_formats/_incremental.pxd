@@ -46,7 +46,7 @@ cdef class IncrementalMapper:
     @cython.locals(
         step=Step, frames=list, seqs=list, nexts=list, frame=_Frame, top=_Frame, parent=_Frame, settling=bint,
         settle=bint, index=Py_ssize_t, seq=tuple, i=Py_ssize_t, warnings=list,
-        node=Node, container=Node, j=Py_ssize_t
+        node=Node, container=Node, j=Py_ssize_t, moved=bint
     )
     cpdef Step update(self, tuple nodes, Py_ssize_t size)
     @cython.locals(tails=tuple, last=list, calls=list, offset=Py_ssize_t, i=Py_ssize_t)

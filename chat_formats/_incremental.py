@@ -216,6 +216,7 @@ class IncrementalMapper:
         nexts[-1] -= 1
         top = frames[-1]
         settling = True
+        moved = False  # whether a call differs from the previous update's at its index (see Step.changed)
         index = len(self.calls)
         tools, salt, id_position = self.tools, self.salt, self.id_position
         while seqs:
@@ -249,7 +250,11 @@ class IncrementalMapper:
                     break  # an unpublished call: nothing after it can be published either (monotonicity)
                 j = index - self._last_first
                 if 0 <= j < len(self._last_calls):
-                    call = _same_call(call, self._last_calls[j])
+                    was = self._last_calls[j]
+                    call = _same_call(call, was)
+                    moved = moved or call is not was
+                else:
+                    moved = True  # a call the previous update did not map
                 index += 1
                 step.calls.append(call)
                 if warnings:
@@ -297,7 +302,7 @@ class IncrementalMapper:
                 top.marks.append(self._sizes())
             else:
                 settling = False
-        step.changed = self._changed(step)
+        step.changed = moved or self._changed(step)
         self._last_first = step.first_call
         self._last_calls = step.calls
         self._last_tails = (step.tail_reasoning, step.tail_content)

@@ -251,7 +251,8 @@ class IncrementalMapper:
                 j = index - self._last_first
                 if 0 <= j < len(self._last_calls):
                     was = self._last_calls[j]
-                    call = _same_call(call, was)
+                    if call.arguments == was.arguments:  # (most often not: no call of _same_call)
+                        call = _same_call(call, was)
                     moved = moved or call is not was
                 else:
                     moved = True  # a call the previous update did not map

@@ -9,7 +9,7 @@ from peg.ast cimport AstNode as Node
 @cython.final
 @cython.freelist(8)
 cdef class Step:
-    cdef public bint rolled_back
+    cdef public bint rolled_back, changed
     cdef public Py_ssize_t first_call
     cdef public list dropped_reasoning, dropped_content
     cdef public list settled_reasoning, tail_reasoning, settled_content, tail_content
@@ -23,7 +23,9 @@ cdef class _Frame:
     cdef public Py_ssize_t k
     cdef public list marks
 
-@cython.locals(j=Py_ssize_t)
+cdef bint _COMPILED
+
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t)
 cpdef Py_ssize_t _common_prefix(tuple new, tuple old, Py_ssize_t k)
 
 @cython.final
@@ -31,14 +33,24 @@ cdef class IncrementalMapper:
     cdef public object tools, salt, id_position
     cdef public list frames, reasoning, content, calls, warnings
     cdef dict _args, _strings
+    cdef Py_ssize_t _last_first
+    cdef list _last_calls, _last_warnings
+    cdef tuple _last_tails
 
     cdef tuple _sizes(self)
     cdef _roll_back(self, Step step, Py_ssize_t level, Py_ssize_t index)
-    @cython.locals(frames=list, seq=tuple, last=Py_ssize_t, d=Py_ssize_t, frame=_Frame, k=Py_ssize_t, j=Py_ssize_t)
+    @cython.locals(
+        frames=list, seq=tuple, last=Py_ssize_t, d=Py_ssize_t, frame=_Frame, k=Py_ssize_t, j=Py_ssize_t, node=Node
+    )
     cdef _check_cursor(self, tuple nodes, Step step)
     @cython.locals(
         step=Step, frames=list, seqs=list, nexts=list, frame=_Frame, top=_Frame, parent=_Frame, settling=bint,
         settle=bint, index=Py_ssize_t, seq=tuple, i=Py_ssize_t, warnings=list,
-        node=Node, container=Node
+        node=Node, container=Node, j=Py_ssize_t, moved=bint
     )
     cpdef Step update(self, tuple nodes, Py_ssize_t size)
+    @cython.locals(tails=tuple, last=list, calls=list, offset=Py_ssize_t, i=Py_ssize_t)
+    cdef bint _changed(self, Step step) except -1
+
+cdef object _same_call(object call, object was)
+cdef list _NOTHING

@@ -18,6 +18,8 @@ content node then costs the new characters per feed, not its whole text (see :fu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import FunctionType
+from typing import Any
 
 from peg import AstNode
 
@@ -65,10 +67,14 @@ class Step:
     still held were dropped (``dropped_reasoning``, ``dropped_content``; their calls are mapped again). For each
     text field, the pieces that became settled (``settled_*``) then the rest (``tail_*``); ``calls`` the calls
     after the starting cursor, the first of them with index ``first_call``, ``settled_calls`` of them settled;
-    ``warnings`` those of these calls."""
+    ``warnings`` those of these calls. ``changed``: False when the mapped message is the previous update's —
+    nothing rolled back or settled, the same tails, the same calls (the very objects: a call mapped to the same
+    fields as in the previous update is that update's object) and the same warnings — so a stream that
+    applied the previous step has nothing to send (``MappedCall.end``, which no delta shows, counts too)."""
 
     __slots__ = (
         "calls",
+        "changed",
         "dropped_content",
         "dropped_reasoning",
         "first_call",
@@ -84,16 +90,17 @@ class Step:
     def __init__(self, first_call: int) -> None:
         # One assignment per slot: a step is made per feed.
         self.rolled_back = False
+        self.changed = True
         self.first_call = first_call
-        self.dropped_reasoning: list[Piece] = []
-        self.dropped_content: list[Piece] = []
-        self.settled_reasoning: list[Piece] = []
-        self.tail_reasoning: list[Piece] = []
-        self.settled_content: list[Piece] = []
-        self.tail_content: list[Piece] = []
+        self.dropped_reasoning: list[Piece] = _NOTHING  # (lists of their own on a roll-back)
+        self.dropped_content: list[Piece] = _NOTHING
+        self.settled_reasoning: list[Piece] = _NOTHING  # (a list of its own from the first piece on)
+        self.tail_reasoning: list[Piece] = _NOTHING
+        self.settled_content: list[Piece] = _NOTHING
+        self.tail_content: list[Piece] = _NOTHING
         self.calls: list[MappedCall] = []
         self.settled_calls = 0
-        self.warnings: list[str] = []
+        self.warnings: list[str] = _NOTHING
 
 
 class _Frame:
@@ -109,10 +116,17 @@ class _Frame:
 
 
 def _common_prefix(new: tuple[AstNode, ...], old: tuple[AstNode, ...], k: int) -> int:
-    """The length of the longest common prefix of ``new`` and ``old``, at most ``k``. Cost: C-speed tuple
-    comparison when it is ``k``; otherwise a scan back from ``k`` and one comparison."""
-    if len(new) >= k and new[:k] == old[:k]:
-        return k
+    """The length of the longest common prefix of ``new`` and ``old`` (``k <= len(old)``), at most ``k``. Cost:
+    when it is ``k`` (peg reuses the node objects it settled), an identity scan — compiled, a C loop over the
+    pointers — or, interpreted, a C-speed comparison of two slices; otherwise a scan back from ``k`` and one
+    comparison."""
+    if len(new) >= k:
+        i = 0
+        if _COMPILED:
+            while i < k and new[i] is old[i]:
+                i += 1
+        if i == k or new[:k] == old[:k]:
+            return k
     j = min(k, len(new))
     while j > 0 and not (new[j - 1] is old[j - 1] or new[j - 1] == old[j - 1]):
         j -= 1
@@ -137,6 +151,11 @@ class IncrementalMapper:
         self.warnings: list[str] = []
         self._args: ArgCache = {}  # the closed arguments of the open call, mapped once
         self._strings: StringCache = {}  # XML string values escaped so far
+        # What the previous update mapped after its cursor (see Step.changed).
+        self._last_first = 0
+        self._last_calls: list[MappedCall] = []
+        self._last_tails: tuple[list[Piece], list[Piece]] = (_NOTHING, _NOTHING)
+        self._last_warnings: list[str] = _NOTHING
 
     def _sizes(self) -> Sizes:
         return len(self.reasoning), len(self.content), len(self.calls), len(self.warnings)
@@ -172,10 +191,11 @@ class IncrementalMapper:
                     self._roll_back(step, d, j)
                     return
             if d < last:
-                if len(seq) <= k or seq[k].tag in _LEAVES:
+                node = seq[k] if len(seq) > k else None
+                if node is None or node.tag in _LEAVES:
                     self._roll_back(step, d, k)
                     return
-                seq = seq[k].children
+                seq = node.children
 
     def update(self, nodes: tuple[AstNode, ...], size: int) -> Step:
         """Map the partial parse ``nodes`` of a text of ``size`` characters from the cursor on; move the cursor
@@ -196,6 +216,7 @@ class IncrementalMapper:
         nexts[-1] -= 1
         top = frames[-1]
         settling = True
+        moved = False  # whether a call differs from the previous update's at its index (see Step.changed)
         index = len(self.calls)
         tools, salt, id_position = self.tools, self.salt, self.id_position
         while seqs:
@@ -227,10 +248,18 @@ class IncrementalMapper:
                 call = map_call(node, tools, salt, index, id_position, False, warnings, self._args, self._strings)
                 if call is None:
                     break  # an unpublished call: nothing after it can be published either (monotonicity)
+                j = index - self._last_first
+                if 0 <= j < len(self._last_calls):
+                    was = self._last_calls[j]
+                    if call.arguments == was.arguments:  # (most often not: no call of _same_call)
+                        call = _same_call(call, was)
+                    moved = moved or call is not was
+                else:
+                    moved = True  # a call the previous update did not map
                 index += 1
                 step.calls.append(call)
                 if warnings:
-                    step.warnings.extend(warnings)
+                    step.warnings = step.warnings + warnings
                 if settling and call.complete and not node.partial and node.end < size:
                     self.calls.append(call)
                     if warnings:
@@ -249,23 +278,73 @@ class IncrementalMapper:
                     frames.append(top)
                 continue
             settle = settling and not node.partial and node.end < size
+            # (A step's piece lists are the shared empty list until their first piece.)
             if tag == REASONING:
                 if settle:
+                    if step.settled_reasoning is _NOTHING:
+                        step.settled_reasoning = []
                     step.settled_reasoning.append(piece)
                     self.reasoning.append(piece)
                 else:
+                    if step.tail_reasoning is _NOTHING:
+                        step.tail_reasoning = []
                     step.tail_reasoning.append(piece)
             elif settle:
+                if step.settled_content is _NOTHING:
+                    step.settled_content = []
                 step.settled_content.append(piece)
                 self.content.append(piece)
             else:
+                if step.tail_content is _NOTHING:
+                    step.tail_content = []
                 step.tail_content.append(piece)
             if settle:
                 top.k += 1
                 top.marks.append(self._sizes())
             else:
                 settling = False
+        step.changed = moved or self._changed(step)
+        self._last_first = step.first_call
+        self._last_calls = step.calls
+        self._last_tails = (step.tail_reasoning, step.tail_content)
+        self._last_warnings = step.warnings
         return step
 
+    def _changed(self, step: Step) -> bool:
+        """Whether the message ``step`` maps differs from the previous update's (see :attr:`Step.changed`)."""
+        if step.rolled_back or step.settled_calls or step.settled_reasoning or step.settled_content:
+            return True
+        # The previous update's calls: those it settled (now before the cursor), then those it did not.
+        last = self._last_calls
+        offset = step.first_call - self._last_first
+        calls = step.calls
+        if offset < 0 or len(last) - offset != len(calls):
+            return True
+        # A loop, not any(generator): compiled, no generator object per feed.
+        for i in range(len(calls)):
+            if calls[i] is not last[offset + i]:
+                return True
+        tails = self._last_tails
+        return step.tail_reasoning != tails[0] or step.tail_content != tails[1] or step.warnings != self._last_warnings
 
+
+def _same_call(call: MappedCall, was: MappedCall) -> MappedCall:
+    """``was`` if ``call`` has the same fields, else ``call``."""
+    if (
+        call.arguments == was.arguments
+        and call.end == was.end
+        and call.complete == was.complete
+        and call.open_string == was.open_string
+        and call.args_span == was.args_span
+        and call.id == was.id
+        and call.name == was.name
+    ):
+        return was
+    return call
+
+
+_NOTHING: list[Any] = []  # an empty list shared by steps (never changed in place)
 _LEAVES = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING, TOOL))
+# Whether this module runs compiled (Cython makes its functions C functions, not Python ones): a loop over a
+# tuple's items is then a C loop, cheaper than slicing; interpreted, slices compared in C are cheaper.
+_COMPILED = not isinstance(_common_prefix, FunctionType)

@@ -8,32 +8,39 @@ cimport cython
 from peg.ast cimport AstNode as Node
 
 cdef dict _TAG_KINDS
-cdef long _IMPLIED, _HEAD, _CALL, _ARG, _CONVERTED
+cdef long _HEAD, _CALL, _ARG, _CONVERTED, _READ, _VALUE
+cdef Py_ssize_t _S_ID, _S_ARGS, _S_CLOSE, _S_ARG_NAME, _S_ARG_OPEN, _S_ARG_CLOSE, _S_STRING, _S_JSON, _S_PYTHON
+cdef Py_ssize_t _CALL_SLOTS, _V_NAME, _V_ARG_NAME, _NSLOTS
+cdef list _NO_CALL_SLOTS
+cdef dict _NO_SCANS
 
 cdef long _tag_kind(str tag) except -1
 
 @cython.final
 @cython.freelist(8)
 cdef class _Below:
-    cdef public dict first, values, scans
-    cdef public list args
+    cdef public list first, args
+    cdef public dict scans
     cdef public object converted
     cdef public Py_ssize_t head_end
     cdef public bint nested
 
     @cython.locals(
-        first=dict, values=dict, args=list, head_end=Py_ssize_t, nested=bint, scans=dict, todo=list, kinds=dict,
-        kind=long, scan=_Below, n=Node
+        first=list, args=list, head_end=Py_ssize_t, nested=bint, scans=dict, todo=list, kinds=dict, kind=long,
+        slot=Py_ssize_t, scan=_Below, inner=list, n=Node
     )
     cdef _walk(self, Node node, dict closed, bint split)
-    cpdef object value(self, str tag)
+    cpdef object value(self, Py_ssize_t slot)
+
+@cython.locals(scan=_Below)
+cdef _Below _scan(Node node, dict closed=*, bint split=*)
 
 @cython.locals(hit=tuple)
 cdef str _escaped(Node node, dict cache)
 
 @cython.locals(
     parts=list, seen=set, end=Py_ssize_t, hit=tuple, before=Py_ssize_t, scan=_Below, closed=bint, plain=bint,
-    arg=Node
+    arg=Node, inner=list
 )
 cdef tuple _xml_arguments(
     _Below below, object spec, bint complete, list warnings, dict cache=*, dict strings=*, _Below first_scan=*

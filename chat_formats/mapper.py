@@ -127,18 +127,51 @@ def generated_id(salt: str, index: int, name: str) -> str:
 
 _IMPLIED_NAME = TOOL_NAME + "="
 _HEAD_TAGS = frozenset((TOOL_OPEN, TOOL_NAME, TOOL_ID))
-_CALL_LOOKUPS = frozenset((TOOL_NAME, TOOL_ID, TOOL_ARGS, TOOL_CLOSE, TOOL_ARG, TOOL))  # what map_call reads
 
 
-# What _Below does with a node of a tag, as bits (memoised per tag string: tags come from a small closed set).
-_IMPLIED, _HEAD, _CALL, _ARG, _CONVERTED = 1, 2, 4, 8, 16
+# A walk records, in a list of slots, the first node of each tag some lookup of this module reads (most nodes are
+# rules, tag '', or markers nobody looks up), then the first value of each name (a name node, or an implied
+# ``tool-name=NAME`` / ``tool-arg-name=KEY``): a list per walk instead of dicts (a stream walks its open call
+# on every feed).
+_SLOT_TAGS = (
+    TOOL_NAME,
+    TOOL_ID,
+    TOOL_ARGS,
+    TOOL_CLOSE,
+    TOOL_ARG,
+    TOOL,
+    TOOL_ARG_NAME,
+    TOOL_ARG_OPEN,
+    TOOL_ARG_CLOSE,
+    TOOL_ARG_STRING_VALUE,
+    TOOL_ARG_JSON_VALUE,
+    TOOL_ARG_PYTHON_VALUE,
+)
+_S_ID, _S_ARGS, _S_CLOSE = 1, 2, 3
+_S_ARG_NAME, _S_ARG_OPEN, _S_ARG_CLOSE, _S_STRING, _S_JSON, _S_PYTHON = 6, 7, 8, 9, 10, 11
+_CALL_SLOTS = 6  # slots 0-5: the tags a call's own lookups read (a plain argument has none of them)
+_V_NAME, _V_ARG_NAME = 12, 13
+_NSLOTS = 14
+_NO_CALL_SLOTS = [None] * _CALL_SLOTS
+
+# What _Below does with a node of a tag, as bits, with the slot of its first node (bits 8-15) and of its value
+# (bits 16-23) (memoised per tag string: tags come from a small closed set).
+_HEAD, _CALL, _ARG, _CONVERTED, _READ, _VALUE = 2, 4, 8, 16, 32, 64
 _TAG_KINDS: dict[str, int] = {}
+_NO_SCANS: dict[int, _Below] = {}  # the scans of a walk that makes none (never written)
 
 
 def _tag_kind(tag: str) -> int:
-    kind = (_IMPLIED if "=" in tag else 0) | (_HEAD if tag in _HEAD_TAGS or tag.startswith(_IMPLIED_NAME) else 0)
+    kind = _HEAD if tag in _HEAD_TAGS or tag.startswith(_IMPLIED_NAME) else 0
     kind |= _CALL if tag == TOOL else _ARG if tag == TOOL_ARG else 0
     kind |= _CONVERTED if tag.startswith(TOOL_ARG_CONVERTED_VALUE) else 0
+    if tag in _SLOT_TAGS:
+        kind |= _READ | _SLOT_TAGS.index(tag) << 8
+    base = tag.partition("=")[0]
+    if base == TOOL_NAME:
+        kind |= _VALUE | _V_NAME << 16
+    elif base == TOOL_ARG_NAME:
+        kind |= _VALUE | _V_ARG_NAME << 16
     if len(_TAG_KINDS) < 4096:
         _TAG_KINDS[tag] = kind
     return kind
@@ -146,16 +179,17 @@ def _tag_kind(tag: str) -> int:
 
 class _Below:
     """One walk of the nodes below a node — pre-order, not descending into nested tool calls — recording what
-    every lookup of this module asks: the first node of each tag (``first``), the first value of each tag
-    (``value``: a node's text or an implied ``tag=value``'s value, see
-    :func:`chat_formats.builder.implied_tool_name`), the ``tool-arg`` nodes in order (``args``), the first value
-    tagged for a converter (``converted``), where the last head node (opener, name, id) ends (``head_end``,
-    -1 if none) and whether a nested call was passed (``nested``). Cost O(nodes below)."""
+    every lookup of this module asks: the first node of each tag it reads and the first value of each name
+    (``first``, by slot: see :meth:`value`), the ``tool-arg`` nodes in order (``args``), the first value tagged
+    for a converter (``converted``), where the last head node (opener, name, id) ends (``head_end``, -1 if
+    none) and whether a nested call was passed (``nested``). Cost O(nodes below).
 
-    __slots__ = ("args", "converted", "first", "head_end", "nested", "scans", "values")
+    A walk with arguments split (a call's, see ``split``) is read only for the call's own slots (name, id,
+    arguments, closer), its arguments' walks in ``scans`` for theirs: it takes only the former from them."""
 
-    first: dict[str, AstNode]
-    values: dict[str, AstNode | str]
+    __slots__ = ("args", "converted", "first", "head_end", "nested", "scans")
+
+    first: list[Any]
     args: list[AstNode]
     converted: AstNode | None
     head_end: int
@@ -171,15 +205,14 @@ class _Below:
         self._walk(node, closed, split)
 
     def _walk(self, node: AstNode, closed: ArgCache | None, split: bool) -> None:
-        first: dict[str, AstNode] = {}
-        values: dict[str, AstNode | str] = {}
+        first: list[Any] = [None] * _NSLOTS
         args: list[AstNode] = []
         converted: AstNode | None = None
         head_end = -1
         nested = False
-        scans: dict[int, _Below] = {}
+        scans = {} if split else _NO_SCANS
         self.scans = scans
-        todo = list(reversed(node.children))
+        todo = list(node.children[::-1])
         kinds = _TAG_KINDS
         while todo:
             n = todo.pop()
@@ -187,17 +220,18 @@ class _Below:
             kind = kinds.get(tag, -1)
             if kind < 0:
                 kind = _tag_kind(tag)
-            if tag not in first:
-                first[tag] = n
-                if kind & _IMPLIED:
-                    base, _, value = tag.partition("=")
-                    values.setdefault(base, value)
-                else:
-                    values.setdefault(tag, n)
-            if not kind:  # most nodes (rules, values, closers): nothing more to record
+            if not kind:  # most nodes (rules, markers): nothing to record
                 if n.children:
-                    todo.extend(reversed(n.children))
+                    todo.extend(n.children[::-1])
                 continue
+            if kind & _READ:
+                slot = (kind >> 8) & 255
+                if first[slot] is None:
+                    first[slot] = n
+            if kind & _VALUE:
+                slot = kind >> 16
+                if first[slot] is None:
+                    first[slot] = n if kind & _READ else tag.partition("=")[2]
             if kind & _HEAD and n.end > head_end:
                 head_end = n.end
             if kind & _CALL:
@@ -210,34 +244,46 @@ class _Below:
                     if hit is not None and hit[0] is n and hit[5]:
                         continue
                 if split and n.children:
-                    scan = scans[id(n)] = _Below(n)
-                    for t, m in scan.first.items():
-                        if t not in first:
-                            first[t] = m
-                    for t, v in scan.values.items():
-                        values.setdefault(t, v)
+                    scan = scans[id(n)] = _scan(n)
+                    # The records of the inside as if walked here: those a walk with arguments split is read for.
+                    inner = scan.first
+                    if first[_V_NAME] is None:
+                        first[_V_NAME] = inner[_V_NAME]
+                    if first[_S_ID] is None:
+                        first[_S_ID] = inner[_S_ID]
+                    if first[_S_ARGS] is None:
+                        first[_S_ARGS] = inner[_S_ARGS]
+                    if first[_S_CLOSE] is None:
+                        first[_S_CLOSE] = inner[_S_CLOSE]
                     args.extend(scan.args)
                     if converted is None:
                         converted = scan.converted
-                    head_end = max(head_end, scan.head_end)
+                    if scan.head_end > head_end:
+                        head_end = scan.head_end
                     nested = nested or scan.nested
                     continue
             elif converted is None and kind & _CONVERTED:
                 converted = n
             if n.children:
-                todo.extend(reversed(n.children))
+                todo.extend(n.children[::-1])
         self.first = first
-        self.values = values
         self.args = args
         self.converted = converted
         self.head_end = head_end
         self.nested = nested
 
-    def value(self, tag: str) -> str | None:
-        """The text of the first ``tag`` node, or the value of the first implied ``tag=value``, whichever comes
-        first; None if there is neither."""
-        v = self.values.get(tag)
-        return v if v is None or type(v) is str else v.text  # type: ignore[union-attr]
+    def value(self, slot: int) -> str | None:
+        """The value of a name (slot ``_V_NAME`` or ``_V_ARG_NAME``): the text of the first name node, or the
+        value of the first implied ``tag=value``, whichever comes first; None if there is neither."""
+        v = self.first[slot]
+        return v if v is None or type(v) is str else v.text
+
+
+def _scan(node: AstNode, closed: ArgCache | None = None, split: bool = False) -> _Below:
+    """``_Below(node, closed, split=split)``, without the constructor's argument parsing once compiled."""
+    scan = _Below.__new__(_Below)
+    scan._walk(node, closed, split)
+    return scan
 
 
 def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
@@ -367,14 +413,15 @@ def _xml_arguments(
         before = len(warnings)
         scan = below.scans.get(id(arg))
         if scan is None:
-            scan = first_scan if first_scan is not None and arg is below.args[0] else _Below(arg)
-        key = scan.value(TOOL_ARG_NAME)
+            scan = first_scan if first_scan is not None and arg is below.args[0] else _scan(arg)
+        key = scan.value(_V_ARG_NAME)
         if key is None:
             break
-        closed = TOOL_ARG_CLOSE in scan.first and not arg.partial
-        string_node = scan.first.get(TOOL_ARG_STRING_VALUE)
-        json_node = scan.first.get(TOOL_ARG_JSON_VALUE)
-        python_node = scan.first.get(TOOL_ARG_PYTHON_VALUE)
+        inner = scan.first
+        closed = inner[_S_ARG_CLOSE] is not None and not arg.partial
+        string_node = inner[_S_STRING]
+        json_node = inner[_S_JSON]
+        python_node = inner[_S_PYTHON]
         converted = scan.converted
         head = _encode(key) + ": "
         if converted is not None:  # a value in a syntax of the format's own: held back until complete
@@ -399,7 +446,7 @@ def _xml_arguments(
         if closed and cache is not None:
             if len(cache) > 1024:
                 cache.clear()
-            plain = scan.head_end < 0 and not scan.nested and not scan.args and _CALL_LOOKUPS.isdisjoint(scan.first)
+            plain = scan.head_end < 0 and not scan.nested and not scan.args and inner[:_CALL_SLOTS] == _NO_CALL_SLOTS
             cache[id(arg)] = (arg, spec, key, head + body, tuple(warnings[before:]), plain)
         if closed and key in seen:
             warnings.append(f"{where}: argument {key!r} given twice (the last one wins)")
@@ -426,7 +473,7 @@ def _xml_arguments(
 
 def _head_end(arg: AstNode, scan: _Below) -> int:
     """Where an argument's published head (its name) ends in the text: the end of its opener or name node."""
-    opener = scan.first.get(TOOL_ARG_OPEN) or scan.first.get(TOOL_ARG_NAME)
+    opener = scan.first[_S_ARG_OPEN] or scan.first[_S_ARG_NAME]
     return opener.end if opener is not None else arg.start
 
 
@@ -498,15 +545,17 @@ def map_call(
     published yet (name incomplete, or the id may still come); warnings appended. Cost O(nodes of the call),
     closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
     ``string_cache`` (:data:`StringCache`) their new characters."""
-    below = _Below(node, arg_cache, split=True)
-    name = below.value(TOOL_NAME)
+    below = _scan(node, arg_cache, True)
+    name = below.value(_V_NAME)
     if name is None:
         return None
     spec = tools.get(name)
-    id_node = below.first.get(TOOL_ID)
-    args_node = below.first.get(TOOL_ARGS)
+    id_node = below.first[_S_ID]
+    args_node = below.first[_S_ARGS]
     # A JSON-arguments call without a closer tag is complete when its arguments are (``[TOOL_CALLS]n[ARGS]{}``).
-    complete = not node.partial and (TOOL_CLOSE in below.first or (args_node is not None and not args_node.partial))
+    complete = not node.partial and (
+        below.first[_S_CLOSE] is not None or (args_node is not None and not args_node.partial)
+    )
     args_started = args_node is not None or bool(below.args)
     if id_node is not None:
         call_id = _unquote(id_node.text)
@@ -540,8 +589,8 @@ def _named(arg: AstNode, cache: ArgCache | None, below: _Below) -> _Below | bool
     hit = cache.get(id(arg)) if cache is not None else None
     if hit is not None and hit[0] is arg:
         return True
-    scan = below.scans.get(id(arg)) or _Below(arg)
-    return scan if TOOL_ARG_NAME in scan.first else False
+    scan = below.scans.get(id(arg)) or _scan(arg)
+    return scan if scan.first[_S_ARG_NAME] is not None else False
 
 
 def _head_of_call_end(node: AstNode, below: _Below) -> int:

@@ -357,6 +357,8 @@ class ChatStream:
 
     def _emit_step(self, step: Step, src: str) -> list[ChatDelta]:
         """The deltas of one feed's incremental mapping of the output ``src`` (see the module docstring)."""
+        if not step.changed and self._role_sent:
+            return []  # the mapped message is the previous feed's, which was sent (see Step.changed)
         old_r, old_c = self._tails
         tail_r, tail_c = step.tail_reasoning, step.tail_content
         synced = self._synced

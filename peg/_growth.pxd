@@ -8,7 +8,7 @@ from peg._json cimport scan_brackets, scan_json
 from peg._packrat cimport Machine, Snapshot
 
 cdef int K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
-cdef int CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
+cdef int ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
 
 cdef class _JsonScan:
     cdef public object kind, text
@@ -38,7 +38,7 @@ cdef class Growth:
     cdef Py_ssize_t _cut_at(self, str text, Py_ssize_t at, Py_ssize_t cut)
 
 @cython.locals(
-    snap=Snapshot, op=Op, fop=Op, step=tuple, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint
+    snap=Snapshot, op=Op, fop=Op, plan=tuple, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 

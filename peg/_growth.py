@@ -35,7 +35,7 @@ from typing import Any
 
 from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
-from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
+from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
 
@@ -203,8 +203,12 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     tag_list: list[str] = []
     start_list: list[int] = []
     hidden = False  # the live leaf is inside an open atomic group
-    for step in machine.plan[0]:
-        kind, fop, start, _ = step  # (unpacking a typed tuple: no generic iteration once compiled)
+    plan = machine.plan
+    while plan is not None:
+        kind, what, start, plan = plan  # (unpacking a typed tuple: no generic iteration once compiled)
+        if kind == ACC_STEP:
+            continue
+        fop = what
         if kind == NODE_STEP:
             tag_list.append(fop.tag)
             start_list.append(start)

@@ -7,7 +7,7 @@ from peg._compile cimport Op
 from peg._json cimport scan_brackets, scan_json
 from peg._packrat cimport Machine, Snapshot
 
-cdef int K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
 
 cdef class _JsonScan:
@@ -22,7 +22,7 @@ cdef class _JsonScan:
 cdef class Growth:
     cdef public tuple tags, starts
     cdef public object held
-    cdef public bint literal
+    cdef public bint literal, shifts
     cdef object _plain, _first, _run_text
     cdef tuple _delims, _run, _firsts
     cdef bint _spaced
@@ -58,3 +58,6 @@ cdef tuple _until_lane(Op op)
 
 @cython.locals(cache=dict, key=Py_ssize_t, rest=tuple, items=list, whole=bint, kid=Op)
 cdef tuple _rest_of(Op seq, Py_ssize_t i, bint hidden)
+
+@cython.locals(seq_frame=tuple, seq=Op, after=Py_ssize_t, frame=tuple, fop=Op, k=int)
+cdef bint _space_lead(Snapshot snap, Op leaf, object stack)

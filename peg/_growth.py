@@ -19,8 +19,11 @@ The same holds inside a *literal* (a marker) cut by the end of the text, or a ch
 that continues it — through the literals, spaces and character runs the machine runs next without making,
 closing or choosing a node (see ``_run_of``) — and stops inside one of them leaves the parse as it was, the live
 path ending later (a chat stream whose live path shows nothing then has nothing to send). The machine records
-such a leaf also when spaces before it looked at the end (``Machine.live``); then text that starts with a space
-is refused (it would lengthen those spaces and move the leaf).
+such a leaf also when spaces before it looked at the end (``Machine.live``). When nothing but the entering of
+composites (first items of sequences, first alternatives, tags, rules, atomic groups) lies between those spaces
+and the leaf, the spaces lead the run (see ``_space_lead``): text starting with whitespace lengthens them and
+the leaf begins later, as do the nodes that begin at it (``Growth.shifts``); the machine parses that text the
+same way. Otherwise text that starts with a space is refused (it would lengthen those spaces and move the leaf).
 
 :class:`Growth` says which text qualifies and what the live path grows by (:meth:`Growth.take`), and which
 nodes grow (``tags``, ``starts``, innermost first). :meth:`peg.Stream.extend` uses it to append such text in
@@ -33,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
+from ._compile import K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
 from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
@@ -48,7 +51,9 @@ class Growth:
     ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
     first (nodes inside an open atomic group are not shown and not listed); they end where the last result
     ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal or a
-    character run (a marker being written)."""
+    character run (a marker being written); ``shifts``: whether taken text may also move the start of the nodes
+    that begin at that marker (whitespace before it lengthens the spaces that lead it; see the module docstring):
+    then only their ends and starts change, and no node shows the taken text."""
 
     __slots__ = (
         "_delims",
@@ -61,6 +66,7 @@ class Growth:
         "_spaced",
         "held",
         "literal",
+        "shifts",
         "starts",
         "tags",
     )
@@ -93,6 +99,7 @@ class Growth:
         # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
         self._spaced = spaced
         self.literal = bool(run)
+        self.shifts = False
         self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
     def take(self, more: str) -> str | None:
@@ -229,6 +236,13 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
+        if spaced and _space_lead(snap, op, machine.plan_stack):
+            # The spaces before it lead the run: whitespace lengthens them (the leaf and the nodes that begin at
+            # it begin later), as the machine, resuming at those spaces, would parse it.
+            lead = snap.pos
+            growth = Growth(tags, starts, "", _NO_SURROGATE, (), None, (snap.op, *run), text[lead:], False)
+            growth.shifts = True
+            return growth
         return Growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced)
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
@@ -239,6 +253,37 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         )
         return growth
     return None
+
+
+def _space_lead(snap: Any, leaf: Op, stack: Any) -> bool:
+    """Whether the spaces the resume point ``snap`` enters lead straight to the live ``leaf`` (frame stack
+    ``stack``): they are an item of a sequence whose next item the leaf's path enters, and every frame between
+    enters its first item (a sequence's first, a choice's first alternative, a repetition's first iteration) or
+    wraps it (a tag, a rule, an atomic group). The machine, resuming at the spaces over longer text, then takes
+    the same path to the leaf (a choice tries its first alternative first, and no memo entry exists that far
+    on), only further on. Cost O(frames between)."""
+    if snap.mode != CALL_MODE or snap.op.kind != K_SPACE or snap.stack is None:
+        return False
+    seq_frame = snap.stack
+    seq = seq_frame[0]
+    if seq.kind != K_SEQ:
+        return False
+    after = seq_frame[3] + 1
+    child: Any = leaf
+    frame = stack
+    while frame is not None:
+        fop = frame[0]
+        k = fop.kind
+        if fop is seq and frame[1] == seq_frame[1] and frame[6] is seq_frame[6]:
+            return frame[3] == after and after < len(seq.kids) and seq.kids[after] is child
+        if k in (K_SEQ, K_CHOICE, K_REP):
+            if frame[3] != 0 or fop.kids[0] is not child:
+                return False
+        elif k not in (K_TAG, K_RULE, K_ATOMIC):
+            return False  # a look-ahead
+        child = fop
+        frame = frame[6]
+    return False
 
 
 _SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches

@@ -15,7 +15,7 @@ cdef class Stream:
     cdef Machine _machine
     cdef object _decoder, _result
     cdef _Lane _lane
-    cdef bint _finished, _lane_known
+    cdef bint _finished, _lane_known, _unparsed
     cdef Py_ssize_t _more_end
     cdef list _pending
 

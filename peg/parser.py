@@ -86,6 +86,7 @@ class Stream:
         self._lane: Growth | None = None  # the growth after the last feed (see growth()), once known
         self._lane_known = False
         self._more_end = -1  # where the last feed's result ends if it needs more input, else -1
+        self._unparsed = False  # text taken by extend() was appended (reading ``text``) and not parsed yet
 
     @property
     def text(self) -> str:
@@ -98,7 +99,7 @@ class Stream:
     def result(self) -> ParseResult | None:
         """The result of the last feed or finish (None before the first); after :meth:`extend`, the partial
         result of all the text (parsed on reading)."""
-        if self._pending:
+        if self._pending or self._unparsed:
             self.feed("")
         return self._result
 
@@ -135,6 +136,7 @@ class Stream:
         self._hand_over()
         self._machine.append("".join(self._pending))
         self._pending.clear()
+        self._unparsed = True
 
     def _hand_over(self) -> None:
         """Before the text taken by :meth:`extend` is appended: a JSON scan continued over it hands its state to
@@ -181,6 +183,7 @@ class Stream:
         self._lane_known = False
         self._lane = None
         self._more_end = -1
+        self._unparsed = False
         if type(more) is str and not self._finished and self._decoder is None:
             # The common case, inlined: one text piece of a decoded stream.
             if m.bad > len(m.text) and not more.isascii():  # (ASCII: no lone surrogate, an O(1) check)
@@ -207,5 +210,6 @@ class Stream:
         self._more_end = -1
         self._append("", final=True)
         self._finished = True
+        self._unparsed = False
         self._result = to_result(self._machine.text, self._machine.run(partial=False))
         return self._result

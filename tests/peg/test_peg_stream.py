@@ -325,19 +325,72 @@ def test_extend_inside_nested_json_then_feed_gives_the_one_shot_parse() -> None:
     assert s.finish() == parser.parse(text)
 
 
-def test_extend_refuses_a_space_that_would_lengthen_a_space_before_the_marker() -> None:
+def test_result_after_reading_the_text_includes_the_text_taken_by_extend() -> None:
+    """Reading ``text`` appends the text extend() took to the machine's; the result read afterwards parses it
+    (it is not the result of the last feed)."""
+    parser = "<a>" + tag("c", until("</a>")) + "</a>"
+    s = parser.stream()
+    s.feed("<a>x")
+    assert s.extend("yz") == "yz"
+    assert s.text == "<a>xyz"
+    assert s.result == parser.parse("<a>xyz", partial=True)
+    assert s.finish() == parser.parse("<a>xyz")
+    assert s.result == parser.parse("<a>xyz")
+
+
+def test_extend_takes_whitespace_that_lengthens_the_space_leading_to_the_marker() -> None:
     """After a space that looked at the end, the marker being written starts where that space stops: a newline
-    lengthens the space (the marker moves), so it is parsed, not taken as the marker's first character."""
+    lengthens the space and the marker (and the node that begins at it) begins later. Only composites being
+    entered lie between the space and the marker, so the machine parses the newline the same way: the growth
+    takes it and says that it shifts nodes (``shifts``); a character that continues neither is refused."""
     parser = "<a>" + until("</a>") + "</a>" + space() + choice(tag("x", "\n<b>"), tag("y", "<c>")) + until("!")
     s = parser.stream()
     s.feed("<a>1</a>")
     g = s.growth()
-    assert g is not None and g.tags == ("x",) and g.starts == (8,)
-    assert s.extend("\n") is None  # the space takes it: x would start at 9
-    assert s.feed("\n") == parser.parse("<a>1</a>\n", partial=True)
+    assert g is not None and g.tags == ("x",) and g.starts == (8,) and g.literal and g.shifts
+    assert s.extend("\n") == "\n"  # the space takes it: x now starts at 9
+    assert s.result == parser.parse("<a>1</a>\n", partial=True)
     assert s.result is not None and s.result.nodes[-1].start == 9
     assert s.extend("<") is None  # no continuation of "\n<b>": the other alternative decides
     assert s.feed("<c>z") == parser.parse("<a>1</a>\n<c>z", partial=True)
+
+
+def test_extend_refuses_whitespace_when_a_space_and_the_marker_are_apart() -> None:
+    """When an item lies between the space that looked at the end and the marker (here an optional tag that
+    matched nothing), whitespace would lengthen the space but the path to the marker is not only entering
+    composites: the growth does not lead with the space, and text starting with whitespace is refused."""
+    parser = "<a>" + space() + optional(tag("o", "?")) + tag("x", "<b>") + until("!")
+    s = parser.stream()
+    s.feed("<a>")
+    g = s.growth()
+    assert g is None or not g.shifts
+    assert s.extend("\n<") is None
+    assert s.feed("\n<") == parser.parse("<a>\n<", partial=True)
+
+
+def test_extend_after_whitespace_taken_before_the_marker_matches_every_chunking() -> None:
+    """Whitespace then the start of a marker after a space that looked at the end (a chat format's newline
+    before its next parameter), taken by extend in any chunking, parses as one feed would."""
+    param = space() + tag("p", "<parameter=" + until(">") + ">")
+    parser = "<f>" + param + param + space() + "</f>"
+    text = "<f>\n<parameter=a>\n  <parameter=b>\n</f>"
+    s = parser.stream()
+    s.feed(text[:17])  # "<f>\n<parameter=a>": a space looked at the end, then the next marker is cut
+    g = s.growth()
+    assert g is not None and g.shifts
+    assert s.extend(text[17:24]) == "\n  <par"
+    assert s.result == parser.parse(text[:24], partial=True)
+    for cut in range(4, len(text)):
+        s = parser.stream()
+        s.feed(text[:3])
+        taken = []
+        for piece in (text[3:cut], text[cut:]):
+            if s.extend(piece) is None:
+                s.feed(piece)
+            else:
+                taken.append(piece)
+        assert s.result == parser.parse(text, partial=True), (cut, taken)
+        assert s.finish() == parser.parse(text)
 
 
 def test_extend_after_a_space_that_looked_at_the_end_is_refused_inside_a_scanner() -> None:

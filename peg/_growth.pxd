@@ -38,7 +38,8 @@ cdef class Growth:
     cdef Py_ssize_t _cut_at(self, str text, Py_ssize_t at, Py_ssize_t cut)
 
 @cython.locals(
-    snap=Snapshot, op=Op, fop=Op, plan=tuple, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint
+    snap=Snapshot, op=Op, fop=Op, plan=tuple, pos=Py_ssize_t, kind=int, start=object, hidden=bint, spaced=bint,
+    live=tuple, text=str
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 

@@ -203,8 +203,10 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if snap.mode == CALL_MODE and snap.stack is machine.plan_stack:
         op: Any = snap.op
         pos, spaced = snap.pos, False
-    elif live is not None and live[2] is machine.plan_stack and live[0].kind in (K_LIT, K_CHARS):
+    elif live is not None and live[2] is machine.plan_stack:
         op, pos, _stack, spaced = live  # (a scanner after such spaces would need the same care: not followed)
+        if op.kind != K_LIT and op.kind != K_CHARS:
+            return None
     else:
         return None
     tag_list: list[str] = []
@@ -226,7 +228,7 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         else:  # a look-ahead: the path above it ends where it starts
             return None
     tags, starts = tuple(tag_list), tuple(start_list)
-    text = machine.text
+    text = machine.source.text
     held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
         if not op.delims:

@@ -248,6 +248,7 @@ class Machine:
         # The result being delivered, in three registers (status, end, nodes; status _BEGIN: a frame was just
         # pushed): no tuple per step. Memo entries and snapshots hold it as a tuple.
         rst, rend, rn = saved.deliver if mode == _RET else _START
+        boxed_touches: Any = touches  # (the frames' copy: boxed when it changes, not per frame, once compiled)
         snap: Snapshot | None = None
         depth = 0
         flat = False
@@ -262,8 +263,10 @@ class Machine:
                         hit = volatile.get(key)
                         if hit is not None:
                             touches += 1  # reusing a result that looked at the end counts as looking
+                            boxed_touches = touches
                     if hit is None:
-                        stack = (op, pos, pos, 0, None, touches, stack)
+                        boxed_pos = pos  # (boxed once for both fields, once compiled)
+                        stack = (op, boxed_pos, boxed_pos, 0, None, boxed_touches, stack)
                         rst, rn = _BEGIN, None
                         if tracer is not None:
                             tracer.call(op.label, pos, depth)
@@ -347,6 +350,7 @@ class Machine:
                     if snap is None:
                         snap = _snapshot(_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
                     touches += 1
+                    boxed_touches = touches
                     if k == K_SPACE:
                         spaces += 1
                     else:
@@ -391,7 +395,9 @@ class Machine:
                     if i == len(kids):
                         rn = acc
                     else:
-                        stack = (fop, start, rend, i, acc, t0, parent)
+                        # (The frame is remade with the same start and touches objects: nothing to box. A sequence
+                        # never reads its ``cur`` slot, which keeps the start too.)
+                        stack = (fop, stack[1], stack[1], i, acc, stack[5], parent)
                         op, pos, mode, done = kids[i], rend, _CALL, False
                 elif rst == _MORE:
                     rn = rn if acc is None else (acc if rn is None else (acc, rn))
@@ -401,7 +407,7 @@ class Machine:
                         i += 1
                     if i < len(fop.kids):
                         if rst != _BEGIN:
-                            stack = (fop, start, start, i, None, t0, parent)
+                            stack = (fop, stack[1], stack[1], i, None, stack[5], parent)
                         op, pos, mode, done = fop.kids[i], start, _CALL, False
                     elif rst == _BEGIN:
                         rst, rend = _FAIL, start
@@ -426,7 +432,7 @@ class Machine:
                 if rst != _MORE:
                     if not stop and count != fop.hi:
                         if cur < n or count < fop.lo:
-                            stack = (fop, start, cur, count, acc, t0, parent)
+                            stack = (fop, stack[1], cur, count, acc, stack[5], parent)
                             op, pos, mode, done = fop.kids[0], cur, _CALL, False
                         else:
                             # At the end with the minimum met: stop without trying (more text may come).
@@ -435,6 +441,7 @@ class Machine:
                                     _RET, None, 0, None, (rst, rend, rn), stack, touches, fpos, fexp, fstack
                                 )
                             touches += 1
+                            boxed_touches = touches
                             others += 2  # a repetition stopped at the end: more text may continue it
                             stop = True
                     else:

@@ -31,3 +31,6 @@ cdef class ParseResult:
 cpdef AstNode make_node(
     object tag, object rule, Py_ssize_t start, Py_ssize_t end, bint partial, tuple children, object source
 )
+
+@cython.locals(result=ParseResult)
+cpdef ParseResult make_result(object status, Py_ssize_t end, tuple nodes)

@@ -7,8 +7,10 @@ import cython
 
 from peg._growth cimport Growth as _Lane  # (aliased: the .py still imports and exports Growth)
 from peg._packrat cimport Machine
+from peg.ast cimport make_result
 
 cdef int FAIL, MORE, SUCCESS
+cdef object _NEED_MORE, _SUCCEEDED
 
 cdef class Stream:
     cdef dict __dict__

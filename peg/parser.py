@@ -20,12 +20,13 @@ from ._compile import compile_program
 from ._growth import Growth, growth_of
 from ._nodes import Parser
 from ._packrat import FAIL, MORE, NO_BAD_OFFSET, SUCCESS, Machine, Result, Tracer
-from .ast import ParseResult, Status
+from .ast import ParseResult, Status, make_result
 from .errors import ParseError, StreamClosedError
 
 __all__ = ["Growth", "Stream", "decode", "first_invalid", "parse_text", "to_result"]
 
 _STATUS = {SUCCESS: Status.SUCCESS, FAIL: Status.FAIL, MORE: Status.NEED_MORE_INPUT}
+_NEED_MORE, _SUCCEEDED = Status.NEED_MORE_INPUT, Status.SUCCESS
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -186,19 +187,20 @@ class Stream:
         self._unparsed = False
         if type(more) is str and not self._finished and self._decoder is None:
             # The common case, inlined: one text piece of a decoded stream.
-            if m.bad > len(m.text) and not more.isascii():  # (ASCII: no lone surrogate, an O(1) check)
+            if m.bad > len(m.source.text) and not more.isascii():  # (ASCII: no lone surrogate, an O(1) check)
                 bad = _SURROGATE.search(more)
                 if bad is not None:
-                    m.bad = len(m.text) + bad.start()
+                    m.bad = len(m.source.text) + bad.start()
             m.append(more)
         else:
             self._append(more, final=False)
         raw = m.run(True)
         status, end, nodes = raw[0]
         self._more_end = end if status == MORE else -1
-        result = self._result = (
-            ParseResult(_STATUS[status], end, nodes, None) if status != FAIL else to_result(m.text, raw)
-        )
+        if status == FAIL:
+            result = self._result = to_result(m.source.text, raw)
+        else:
+            result = self._result = make_result(_NEED_MORE if status == MORE else _SUCCEEDED, end, nodes)
         return result
 
     def finish(self) -> ParseResult:

@@ -45,7 +45,8 @@ cdef class Machine:
     @cython.locals(
         saved=Snapshot, snap=Snapshot, op=Op, fop=Op, source=Source, node=AstNode,
         n=Py_ssize_t, at=Py_ssize_t, bad=Py_ssize_t, nops=Py_ssize_t, key=object, boxed_pos=object, pos=Py_ssize_t,
-        start=Py_ssize_t, cur=Py_ssize_t, i=Py_ssize_t, t0=Py_ssize_t, touches=Py_ssize_t, fpos=Py_ssize_t,
+        start=Py_ssize_t, boxed_start=object, cur=Py_ssize_t, i=Py_ssize_t, t0=object, touches=Py_ssize_t,
+        fpos=Py_ssize_t,
         count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t, boxed_touches=object,
         mode=int, k=int, flat=bint, stop=bint, done=bint, rst=int, rend=Py_ssize_t, text=str,
         memo=dict, volatile=dict, stack=tuple, got=tuple, hit=tuple, kids=tuple, out=tuple,

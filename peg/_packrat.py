@@ -376,7 +376,8 @@ class Machine:
                 if others == 1:  # the leaf that needs more input is the only non-space leaf that looked
                     self.live = (op, pos, stack, spaces > 0)
                 break
-            fop, start, cur, i, acc, t0, parent = stack
+            fop, boxed_start, cur, i, acc, t0, parent = stack
+            start = boxed_start  # (a C integer once compiled; the frames below reuse the boxed one)
             k = fop.kind
             done = True  # the frame returns (rst, rend, rn), as updated below
             if k == K_SEQ:
@@ -397,7 +398,7 @@ class Machine:
                     else:
                         # (The frame is remade with the same start and touches objects: nothing to box. A sequence
                         # never reads its ``cur`` slot, which keeps the start too.)
-                        stack = (fop, stack[1], stack[1], i, acc, stack[5], parent)
+                        stack = (fop, boxed_start, boxed_start, i, acc, t0, parent)
                         op, pos, mode, done = kids[i], rend, _CALL, False
                 elif rst == _MORE:
                     rn = rn if acc is None else (acc if rn is None else (acc, rn))
@@ -407,7 +408,7 @@ class Machine:
                         i += 1
                     if i < len(fop.kids):
                         if rst != _BEGIN:
-                            stack = (fop, stack[1], stack[1], i, None, stack[5], parent)
+                            stack = (fop, boxed_start, boxed_start, i, None, t0, parent)
                         op, pos, mode, done = fop.kids[i], start, _CALL, False
                     elif rst == _BEGIN:
                         rst, rend = _FAIL, start
@@ -432,7 +433,7 @@ class Machine:
                 if rst != _MORE:
                     if not stop and count != fop.hi:
                         if cur < n or count < fop.lo:
-                            stack = (fop, stack[1], cur, count, acc, stack[5], parent)
+                            stack = (fop, boxed_start, cur, count, acc, t0, parent)
                             op, pos, mode, done = fop.kids[0], cur, _CALL, False
                         else:
                             # At the end with the minimum met: stop without trying (more text may come).

@@ -26,10 +26,14 @@ cdef class Growth:
     cdef object _plain, _first, _run_text
     cdef tuple _delims, _run, _firsts
     cdef bint _spaced
+    cdef Py_ssize_t _shifting, _lead
     cdef _JsonScan _json
 
     @cython.locals(scan=_JsonScan, text=str, first=str)
     cpdef object take(self, object more)
+
+    @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
+    cpdef _shift(self, str text)
 
     @cython.locals(cut=Py_ssize_t, n=Py_ssize_t, at=Py_ssize_t)
     cpdef Py_ssize_t _cut(self, str text)
@@ -39,7 +43,7 @@ cdef class Growth:
 
 @cython.locals(
     snap=Snapshot, op=Op, fop=Op, plan=tuple, pos=Py_ssize_t, kind=int, start=object, hidden=bint, spaced=bint,
-    live=tuple, text=str
+    live=tuple, text=str, made=Py_ssize_t, first_shown=Py_ssize_t, between=Py_ssize_t, growth=Growth
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 
@@ -60,5 +64,5 @@ cdef tuple _until_lane(Op op)
 @cython.locals(cache=dict, key=Py_ssize_t, rest=tuple, items=list, whole=bint, kid=Op)
 cdef tuple _rest_of(Op seq, Py_ssize_t i, bint hidden)
 
-@cython.locals(seq_frame=tuple, seq=Op, after=Py_ssize_t, frame=tuple, fop=Op, k=int)
-cdef bint _space_lead(Snapshot snap, Op leaf, object stack)
+@cython.locals(seq_frame=tuple, seq=Op, after=Py_ssize_t, frame=tuple, fop=Op, k=int, nodes=Py_ssize_t)
+cdef Py_ssize_t _space_lead(Snapshot snap, Op leaf, object stack)

@@ -22,8 +22,9 @@ path ending later (a chat stream whose live path shows nothing then has nothing 
 such a leaf also when spaces before it looked at the end (``Machine.live``). When nothing but the entering of
 composites (first items of sequences, first alternatives, tags, rules, atomic groups) lies between those spaces
 and the leaf, the spaces lead the run (see ``_space_lead``): text starting with whitespace lengthens them and
-the leaf begins later, as do the nodes that begin at it (``Growth.shifts``); the machine parses that text the
-same way. Otherwise text that starts with a space is refused (it would lengthen those spaces and move the leaf).
+the leaf begins later, as do the nodes that begin at it (``Growth.shifts``; ``Growth.starts`` follows them);
+the machine parses that text the same way. Otherwise text that starts with a space is refused (it would
+lengthen those spaces and move the leaf).
 
 :class:`Growth` says which text qualifies and what the live path grows by (:meth:`Growth.take`), and which
 nodes grow (``tags``, ``starts``, innermost first). :meth:`peg.Stream.extend` uses it to append such text in
@@ -53,16 +54,19 @@ class Growth:
     ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal or a
     character run (a marker being written); ``shifts``: whether taken text may also move the start of the nodes
     that begin at that marker (whitespace before it lengthens the spaces that lead it; see the module docstring):
-    then only their ends and starts change, and no node shows the taken text."""
+    then only their ends and starts change (``starts`` says where they begin after each take), and no node shows
+    the taken text."""
 
     __slots__ = (
         "_delims",
         "_first",
         "_firsts",
         "_json",
+        "_lead",
         "_plain",
         "_run",
         "_run_text",
+        "_shifting",
         "_spaced",
         "held",
         "literal",
@@ -100,6 +104,8 @@ class Growth:
         self._spaced = spaced
         self.literal = bool(run)
         self.shifts = False
+        self._shifting = 0  # with ``shifts``: how many nodes (innermost first) begin where the leading spaces end
+        self._lead = 0  # ... and where those spaces begin (the run's text begins there)
         self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
     def take(self, more: str) -> str | None:
@@ -122,6 +128,8 @@ class Growth:
                 return None
             self._run_text = text
             self._spaced = False
+            if self._shifting:
+                self._shift(text)
             return more
         scan = self._json
         if scan is not None:
@@ -155,6 +163,16 @@ class Growth:
             return None
         resume = scan.resume
         return (resume[0], resume[1] + scan.base, resume[2], resume[3])
+
+    def _shift(self, text: str) -> None:
+        """After a take with ``shifts``: the nodes that begin where the leading spaces end (the first
+        ``_shifting`` of ``starts``) begin where they end now in ``text`` (the run's text, from the spaces on).
+        O(length of the spaces)."""
+        first = self.starts[0]  # (they all begin at one place: nothing is consumed between)
+        mark = self._lead + self._run[0].regex.match(text).end()
+        if mark != first:
+            count = self._shifting
+            self.starts = (mark,) * count + self.starts[count:]
 
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
@@ -212,6 +230,7 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     tag_list: list[str] = []
     start_list: list[int] = []
     hidden = False  # the live leaf is inside an open atomic group
+    made = first_shown = 0  # nodes on the live path, innermost first; the first of them that is shown
     plan = machine.plan
     while plan is not None:
         kind, what, start, plan = plan  # (unpacking a typed tuple: no generic iteration once compiled)
@@ -221,10 +240,12 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         if kind == NODE_STEP:
             tag_list.append(fop.tag)
             start_list.append(start)
+            made += 1
         elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
             tag_list.clear()
             start_list.clear()
             hidden = True
+            first_shown = made
         else:  # a look-ahead: the path above it ends where it starts
             return None
     tags, starts = tuple(tag_list), tuple(start_list)
@@ -238,12 +259,15 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
-        if spaced and _space_lead(snap, op, machine.plan_stack):
+        between = _space_lead(snap, op, machine.plan_stack) if spaced else -1
+        if between >= 0:
             # The spaces before it lead the run: whitespace lengthens them (the leaf and the nodes that begin at
             # it begin later), as the machine, resuming at those spaces, would parse it.
             lead = snap.pos
             growth = Growth(tags, starts, "", _NO_SURROGATE, (), None, (snap.op, *run), text[lead:], False)
             growth.shifts = True
+            growth._shifting = max(0, between - first_shown)  # (the nodes between that are shown)
+            growth._lead = lead
             return growth
         return Growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced)
     resume: JsonResume | None = snap.resume
@@ -257,35 +281,39 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     return None
 
 
-def _space_lead(snap: Any, leaf: Op, stack: Any) -> bool:
+def _space_lead(snap: Any, leaf: Op, stack: Any) -> int:
     """Whether the spaces the resume point ``snap`` enters lead straight to the live ``leaf`` (frame stack
     ``stack``): they are an item of a sequence whose next item the leaf's path enters, and every frame between
     enters its first item (a sequence's first, a choice's first alternative, a repetition's first iteration) or
     wraps it (a tag, a rule, an atomic group). The machine, resuming at the spaces over longer text, then takes
     the same path to the leaf (a choice tries its first alternative first, and no memo entry exists that far
-    on), only further on. Cost O(frames between)."""
+    on), only further on. Returns how many tags and rules lie between (their nodes begin where the spaces end),
+    or -1 when the spaces do not lead to the leaf. Cost O(frames between)."""
     if snap.mode != CALL_MODE or snap.op.kind != K_SPACE or snap.stack is None:
-        return False
+        return -1
     seq_frame = snap.stack
     seq = seq_frame[0]
     if seq.kind != K_SEQ:
-        return False
+        return -1
     after = seq_frame[3] + 1
     child: Any = leaf
     frame = stack
+    nodes = 0
     while frame is not None:
         fop = frame[0]
         k = fop.kind
         if fop is seq and frame[1] == seq_frame[1] and frame[6] is seq_frame[6]:
-            return frame[3] == after and after < len(seq.kids) and seq.kids[after] is child
+            return nodes if frame[3] == after and after < len(seq.kids) and seq.kids[after] is child else -1
         if k in (K_SEQ, K_CHOICE, K_REP):
             if frame[3] != 0 or fop.kids[0] is not child:
-                return False
-        elif k not in (K_TAG, K_RULE, K_ATOMIC):
-            return False  # a look-ahead
+                return -1
+        elif k in (K_TAG, K_RULE):
+            nodes += 1
+        elif k != K_ATOMIC:
+            return -1  # a look-ahead
         child = fop
         frame = frame[6]
-    return False
+    return -1
 
 
 _SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches

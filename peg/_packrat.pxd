@@ -33,7 +33,7 @@ cdef class Snapshot:
 cdef class Machine:
     cdef public Program program
     cdef public Source source
-    cdef public Py_ssize_t bad
+    cdef public Py_ssize_t bad, memo_top
     cdef public dict memo, flat_cache
     cdef public list plan_frames, plans
     cdef public object tracer, snapshot, final, plan_stack, live
@@ -46,7 +46,7 @@ cdef class Machine:
         saved=Snapshot, snap=Snapshot, op=Op, fop=Op, source=Source, node=AstNode,
         n=Py_ssize_t, at=Py_ssize_t, bad=Py_ssize_t, nops=Py_ssize_t, key=object, boxed_pos=object, pos=Py_ssize_t,
         start=Py_ssize_t, boxed_start=object, cur=Py_ssize_t, i=Py_ssize_t, t0=object, touches=Py_ssize_t,
-        fpos=Py_ssize_t,
+        fpos=Py_ssize_t, memo_top=Py_ssize_t,
         count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t, boxed_touches=object,
         mode=int, k=int, flat=bint, stop=bint, done=bint, rst=int, rend=Py_ssize_t, text=str,
         memo=dict, volatile=dict, stack=tuple, got=tuple, hit=tuple, kids=tuple, out=tuple,

@@ -175,6 +175,7 @@ class Machine:
         self.source = Source()  # the text, shared with the nodes (a stream grows it in place)
         self.bad = NO_BAD_OFFSET  # offset of the first undecodable character (a lone surrogate), if any
         self.memo: dict[int, Result] = {}
+        self.memo_top = -1  # the largest start of a memo entry (none starts after it)
         self.tracer = tracer
         self.snapshot: Snapshot | None = _snapshot(_CALL, program.root, 0, None, None, None, 0, -1, frozenset(), None)
         self.final: tuple[Result, int, frozenset[str]] | None = None
@@ -240,7 +241,7 @@ class Machine:
                 # would make an equal one); the marker is the live leaf (see ``self.live``).
                 self.live = (op, at, saved.stack, False)
                 return _unwind_more(self, saved.stack, n, None), saved.fail_pos, saved.fail_expected
-        bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
+        bad, memo, nops, tracer, memo_top = self.bad, self.memo, len(self.program.ops), self.tracer, self.memo_top
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
         mode, op, pos, rs, stack = saved.mode, saved.op, saved.pos, saved.resume, saved.stack
@@ -257,13 +258,18 @@ class Machine:
             if mode == _CALL:
                 k = op.kind
                 if k >= COMPOSITE:
-                    key = pos * nops + op.idx
-                    hit = memo.get(key)
-                    if hit is None:
-                        hit = volatile.get(key)
-                        if hit is not None:
-                            touches += 1  # reusing a result that looked at the end counts as looking
-                            boxed_touches = touches
+                    # No memo entry starts after ``memo_top``: a call there (most calls of a feed: new text) looks
+                    # up nothing, unless this run has kept entries that looked at the end.
+                    hit = None
+                    if pos <= memo_top or volatile:
+                        key = pos * nops + op.idx
+                        if pos <= memo_top:
+                            hit = memo.get(key)
+                        if hit is None and volatile:
+                            hit = volatile.get(key)
+                            if hit is not None:
+                                touches += 1  # reusing a result that looked at the end counts as looking
+                                boxed_touches = touches
                     if hit is None:
                         boxed_pos = pos  # (boxed once for both fields, once compiled)
                         stack = (op, boxed_pos, boxed_pos, 0, None, boxed_touches, stack)
@@ -480,6 +486,8 @@ class Machine:
                     key = start * nops + fop.idx
                     if t0 == touches:
                         memo[key] = (rst, rend, rn)
+                        if start > memo_top:
+                            memo_top = start
                     else:
                         volatile[key] = (rst, rend, rn)
                 if tracer is not None:
@@ -488,6 +496,7 @@ class Machine:
                 stack = parent
                 mode = _RET
         self.snapshot = snap
+        self.memo_top = memo_top
         if rst == _FAIL:
             # The nodes of the path that got furthest, closed as if the input ended where it failed.
             nodes = _fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= rend else ()

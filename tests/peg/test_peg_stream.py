@@ -7,7 +7,7 @@ import itertools
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import peg
@@ -136,13 +136,15 @@ def test_empty_feeds_are_harmless() -> None:
     assert s.finish() == parser.parse("<think>x</think>")
 
 
-def _shape(nodes: tuple[peg.AstNode, ...], live: int) -> object:
-    """The nodes as nested tuples, with the end of the last ``live`` nodes of the rightmost path left out."""
+def _shape(nodes: tuple[peg.AstNode, ...], live: int, starts: bool = True) -> object:
+    """The nodes as nested tuples, with the end of the last ``live`` nodes of the rightmost path left out (and
+    their start, unless ``starts``)."""
     out: list[object] = []
     for i, node in enumerate(nodes):
         last = live > 0 and i == len(nodes) - 1
-        kids = _shape(node.children, live - 1 if last else 0)
-        out.append((node.tag, node.rule, node.start, None if last else node.end, node.partial, kids))
+        kids = _shape(node.children, live - 1 if last else 0, starts)
+        start = node.start if starts or not last else None
+        out.append((node.tag, node.rule, start, None if last else node.end, node.partial, kids))
     return tuple(out)
 
 
@@ -214,6 +216,7 @@ GROWING = [
 
 @pytest.mark.parametrize(("parser", "text"), GROWING)
 @settings(max_examples=40, deadline=None)
+@example(cuts=[220, 1235], insert=(0, 0, 0), read=False)  # (a newline then a marker after a space at the end)
 @given(
     cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=30),
     insert=st.tuples(st.integers(min_value=0), st.integers(min_value=0), st.integers(0, 6)),
@@ -237,9 +240,11 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
             grown_end = last.end + len(grown)
             assert grown == text[last.end : grown_end] and text[grown_end:b] == growth.held
             now = parser.parse(text[:b], partial=True)
-            # The same tree, the live path's nodes (tags and starts as growth says) ending later by ``grown``.
+            # The same tree, the live path's nodes (tags and starts as growth says) ending later by ``grown``
+            # (and, after whitespace before a marker, the nodes that begin at it beginning later: ``shifts``).
             assert now.status is M and now.end == grown_end
-            assert _shape(now.nodes, len(growth.tags)) == _shape(last.nodes, len(growth.tags))
+            live = len(growth.tags)
+            assert _shape(now.nodes, live, not growth.shifts) == _shape(last.nodes, live, not growth.shifts)
             path, level = [], now.nodes
             for _ in growth.tags:
                 path.append(level[-1])
@@ -349,6 +354,7 @@ def test_extend_takes_whitespace_that_lengthens_the_space_leading_to_the_marker(
     g = s.growth()
     assert g is not None and g.tags == ("x",) and g.starts == (8,) and g.literal and g.shifts
     assert s.extend("\n") == "\n"  # the space takes it: x now starts at 9
+    assert g.starts == (9,)
     assert s.result == parser.parse("<a>1</a>\n", partial=True)
     assert s.result is not None and s.result.nodes[-1].start == 9
     assert s.extend("<") is None  # no continuation of "\n<b>": the other alternative decides

@@ -377,7 +377,9 @@ def _rest_of(seq: Op, i: int, hidden: bool) -> tuple[tuple[Any, ...], bool]:
 
 def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
     """Append the items of ``op`` to ``run`` when they are all literals, spaces and character runs (flattening
-    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item."""
+    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item. An atomic
+    group is entered: its items are followed as hidden ones (its nodes show only once it closes, so text that
+    stops inside it changes nothing shown), and nothing after it is (its closing would show them)."""
     k = op.kind
     if k in (K_LIT, K_SPACE, K_CHARS):
         run.append(op)
@@ -391,6 +393,8 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
         return True
     if hidden and k in (K_TAG, K_RULE):
         return _follow(op.kids[0], run, hidden, depth + 1)
+    if k == K_ATOMIC:
+        _follow(op.kids[0], run, True, depth + 1)
     return False
 
 

@@ -201,6 +201,12 @@ GROWING = [
         + end(),
         "<s><ab >|<v>x</m><s><c><v>yy</m><s><a|<v></m><s><ab>|<v>z</m>",
     ),
+    # A marker followed by an atomic group: the group is entered (its nodes are not shown while it is open).
+    (
+        zero_or_more("<k>" + space() + atomic(tag("name", literal("key"))) + "</k>" + tag("v", until("</v>")) + "</v>")
+        + end(),
+        "<k> key</k>1</v><k>kex</k>2</v><k>\nkey</k>3</v>",
+    ),
     # Inside an open atomic group the nodes are not shown: a tag around a literal is followed as the literal.
     (
         zero_or_more(
@@ -359,6 +365,21 @@ def test_extend_takes_whitespace_that_lengthens_the_space_leading_to_the_marker(
     assert s.result is not None and s.result.nodes[-1].start == 9
     assert s.extend("<") is None  # no continuation of "\n<b>": the other alternative decides
     assert s.feed("<c>z") == parser.parse("<a>1</a>\n<c>z", partial=True)
+
+
+def test_extend_enters_an_atomic_group_after_the_marker_and_stops_before_it_closes() -> None:
+    """Text that completes a marker and stops inside the atomic group after it (a tool name being written) is
+    taken: the group shows no node while it is open. Text that completes the group is parsed (its nodes show)."""
+    parser = "<c>" + space() + '{"name": "' + atomic(tag("name", literal("get_weather"))) + '"' + tag("a", until("}"))
+    s = parser.stream()
+    s.feed('<c>{"na')
+    g = s.growth()
+    assert g is not None and g.literal and g.tags == ()
+    assert s.extend('me": "get_') == 'me": "get_'
+    assert s.result == parser.parse('<c>{"name": "get_', partial=True)
+    assert s.extend("weather") is None  # closes the group: its node shows
+    assert s.feed("weather") == parser.parse('<c>{"name": "get_weather', partial=True)
+    assert s.result is not None and s.result.nodes[0].tag == "name"
 
 
 def test_extend_refuses_whitespace_when_a_space_and_the_marker_are_apart() -> None:

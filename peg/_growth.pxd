@@ -47,13 +47,17 @@ cdef class Growth:
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 
-@cython.locals(p=Py_ssize_t, n=Py_ssize_t, e=Py_ssize_t, count=Py_ssize_t, k=int, op=Op)
 cdef bint _stops_inside(tuple run, str text)
+
+cdef Py_ssize_t _INSIDE, _FAILS
+
+@cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, op=Op, alt=tuple)
+cdef Py_ssize_t _run_items(tuple run, str text, Py_ssize_t p)
 
 @cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple, rest=tuple, whole=bint)
 cdef tuple _run_of(Op leaf, object frame, bint hidden)
 
-@cython.locals(k=int, kid=Op)
+@cython.locals(k=int, kid=Op, alts=list, items=list)
 cdef bint _follow(Op op, list run, bint hidden, int depth)
 
 cdef bint _string_body(str more)

@@ -395,6 +395,16 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
         return _follow(op.kids[0], run, hidden, depth + 1)
     if k == K_ATOMIC:
         _follow(op.kids[0], run, True, depth + 1)
+    elif k == K_CHOICE:
+        # Followed when every alternative is: the item (choice, its alternatives' items), run as the machine does.
+        alts: list[tuple[Any, ...]] = []
+        for kid in op.kids:
+            items: list[Any] = []
+            if not _follow(kid, items, hidden, depth + 1):
+                return False
+            alts.append(tuple(items))
+        run.append((op, tuple(alts)))
+        return len(run) < _LONGEST_FOLLOW
     return False
 
 
@@ -403,24 +413,46 @@ def _stops_inside(run: tuple[Any, ...], text: str) -> bool:
     the end of the input), stops needing more input inside one of them — a literal cut by the end, or a
     character run touching it — so that the sequence is still running and nothing else of the parse changed
     (exactly the machine's rules for these leaves on a partial input). Cost O(len(text))."""
-    p, n = 0, len(text)
-    for op in run:
+    return _run_items(run, text, 0) == _INSIDE
+
+
+_INSIDE, _FAILS = -1, -2
+
+
+def _run_items(run: tuple[Any, ...], text: str, p: int) -> int:
+    """Run the items ``run`` in sequence over ``text`` from ``p`` as the machine would on a partial input: _INSIDE
+    if it stops needing more input inside one of them, _FAILS if one fails, else where they end (the sequence
+    would go on to an item we do not follow, or finish: parse it). A choice tries its alternatives in order: the
+    first that does not fail decides. Cost O(len(text)) per alternative tried."""
+    n = len(text)
+    for item in run:
+        if type(item) is tuple:  # a choice: (op, the items of each alternative)
+            end = _FAILS
+            for alt in item[1]:
+                end = _run_items(alt, text, p)
+                if end != _FAILS:
+                    break
+            if end < 0:
+                return end
+            p = end
+            continue
+        op = item
         k = op.kind
         if k == K_LIT:
             s = op.text
             if text.startswith(s, p):
                 p += len(s)
                 continue
-            return n - p < len(s) and s.startswith(text[p:])
+            return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
         e = op.regex.match(text, p).end()
         if k == K_CHARS:
             count = e - p
             if count != op.hi and e >= n:
-                return True  # the run may still grow: it needs more input
+                return _INSIDE  # the run may still grow: it needs more input
             if count < op.lo:
-                return False
+                return _FAILS
         p = e  # a space always succeeds (greedy, bounded)
-    return False  # the sequence would go on to an item we do not follow (or finish): parse it
+    return p
 
 
 class _JsonScan:

@@ -207,6 +207,18 @@ GROWING = [
         + end(),
         "<k> key</k>1</v><k>kex</k>2</v><k>\nkey</k>3</v>",
     ),
+    # ... and a choice inside it (tool names): its alternatives in order, the first that does not fail decides.
+    (
+        zero_or_more(
+            "<k>"
+            + atomic(tag("name", choice("get_weather", "get", sequence("g", space(), "x"))))
+            + "</k>"
+            + tag("v", until("</v>"))
+            + "</v>"
+        )
+        + end(),
+        "<k>get</k>1</v><k>get_weather</k>2</v><k>g  x</k>3</v><k>gex</k>4</v>",
+    ),
     # Inside an open atomic group the nodes are not shown: a tag around a literal is followed as the literal.
     (
         zero_or_more(
@@ -380,6 +392,23 @@ def test_extend_enters_an_atomic_group_after_the_marker_and_stops_before_it_clos
     assert s.extend("weather") is None  # closes the group: its node shows
     assert s.feed("weather") == parser.parse('<c>{"name": "get_weather', partial=True)
     assert s.result is not None and s.result.nodes[0].tag == "name"
+
+
+def test_extend_runs_a_choice_inside_the_atomic_group_after_the_marker() -> None:
+    """A choice of names inside the group after a marker: text is taken while the machine would stop inside an
+    alternative (the first that does not fail), refused once one matches whole (the group would close)."""
+    parser = "<c>" + atomic(tag("name", choice("get_weather", "get", "go"))) + "</c>" + tag("a", until("!"))
+    s = parser.stream()
+    s.feed("<c")
+    assert s.extend(">ge") == ">ge"  # inside "get_weather" (the first alternative)
+    assert s.extend("t_w") == "t_w"
+    assert s.result == parser.parse("<c>get_w", partial=True)
+    assert s.extend("x") is None  # "get_wx": "get_weather" fails, "get" matches whole: the group would close
+    t = parser.stream()
+    t.feed("<c")
+    assert t.extend(">g") == ">g"
+    assert t.extend("o") is None  # "go" matches whole: the group closes
+    assert t.feed("o") == parser.parse("<c>go", partial=True)
 
 
 def test_extend_refuses_whitespace_when_a_space_and_the_marker_are_apart() -> None:

@@ -1,7 +1,8 @@
 # Cython declarations for peg/_packrat.py (augmenting .pxd: the .py runs unchanged without Cython). Compiled, the
 # op kinds and statuses are C constants, ops, nodes, snapshots and the machine are C structs, and the registers
 # of the loop are C integers (offsets are Py_ssize_t: NO_BAD_OFFSET = 1 << 62 must fit). A snapshot is in no
-# reference cycle (it holds frames, which hold ops and nodes): the garbage collector need not track it.
+# reference cycle (it holds frames, which hold ops and nodes): the garbage collector need not track it (but see
+# peg/ast.pxd: Cython 3.3 ignores no_gc and freelist here).
 
 import cython
 

@@ -7,8 +7,8 @@ from peg._compile cimport Op
 from peg._json cimport scan_brackets, scan_json
 from peg._packrat cimport Machine, Snapshot
 
-cdef int K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
-cdef int CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
+cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+cdef int ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
 
 cdef class _JsonScan:
     cdef public object kind, text
@@ -22,14 +22,18 @@ cdef class _JsonScan:
 cdef class Growth:
     cdef public tuple tags, starts
     cdef public object held
-    cdef public bint literal
+    cdef public bint literal, shifts
     cdef object _plain, _first, _run_text
     cdef tuple _delims, _run, _firsts
     cdef bint _spaced
+    cdef Py_ssize_t _shifting, _lead
     cdef _JsonScan _json
 
     @cython.locals(scan=_JsonScan, text=str, first=str)
     cpdef object take(self, object more)
+
+    @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
+    cpdef _shift(self, str text)
 
     @cython.locals(cut=Py_ssize_t, n=Py_ssize_t, at=Py_ssize_t)
     cpdef Py_ssize_t _cut(self, str text)
@@ -38,17 +42,22 @@ cdef class Growth:
     cdef Py_ssize_t _cut_at(self, str text, Py_ssize_t at, Py_ssize_t cut)
 
 @cython.locals(
-    snap=Snapshot, op=Op, fop=Op, step=tuple, pos=Py_ssize_t, kind=int, start=Py_ssize_t, hidden=bint, spaced=bint
+    snap=Snapshot, op=Op, fop=Op, plan=tuple, pos=Py_ssize_t, kind=int, start=object, hidden=bint, spaced=bint,
+    live=tuple, text=str, made=Py_ssize_t, first_shown=Py_ssize_t, between=Py_ssize_t, growth=Growth
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 
-@cython.locals(p=Py_ssize_t, n=Py_ssize_t, e=Py_ssize_t, count=Py_ssize_t, k=int, op=Op)
 cdef bint _stops_inside(tuple run, str text)
+
+cdef Py_ssize_t _INSIDE, _FAILS
+
+@cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, op=Op, alt=tuple)
+cdef Py_ssize_t _run_items(tuple run, str text, Py_ssize_t p)
 
 @cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple, rest=tuple, whole=bint)
 cdef tuple _run_of(Op leaf, object frame, bint hidden)
 
-@cython.locals(k=int, kid=Op)
+@cython.locals(k=int, kid=Op, alts=list, items=list)
 cdef bint _follow(Op op, list run, bint hidden, int depth)
 
 cdef bint _string_body(str more)
@@ -58,3 +67,6 @@ cdef tuple _until_lane(Op op)
 
 @cython.locals(cache=dict, key=Py_ssize_t, rest=tuple, items=list, whole=bint, kid=Op)
 cdef tuple _rest_of(Op seq, Py_ssize_t i, bint hidden)
+
+@cython.locals(seq_frame=tuple, seq=Op, after=Py_ssize_t, frame=tuple, fop=Op, k=int, nodes=Py_ssize_t)
+cdef Py_ssize_t _space_lead(Snapshot snap, Op leaf, object stack)

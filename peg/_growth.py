@@ -19,8 +19,12 @@ The same holds inside a *literal* (a marker) cut by the end of the text, or a ch
 that continues it — through the literals, spaces and character runs the machine runs next without making,
 closing or choosing a node (see ``_run_of``) — and stops inside one of them leaves the parse as it was, the live
 path ending later (a chat stream whose live path shows nothing then has nothing to send). The machine records
-such a leaf also when spaces before it looked at the end (``Machine.live``); then text that starts with a space
-is refused (it would lengthen those spaces and move the leaf).
+such a leaf also when spaces before it looked at the end (``Machine.live``). When nothing but the entering of
+composites (first items of sequences, first alternatives, tags, rules, atomic groups) lies between those spaces
+and the leaf, the spaces lead the run (see ``_space_lead``): text starting with whitespace lengthens them and
+the leaf begins later, as do the nodes that begin at it (``Growth.shifts``; ``Growth.starts`` follows them);
+the machine parses that text the same way. Otherwise text that starts with a space is refused (it would
+lengthen those spaces and move the leaf).
 
 :class:`Growth` says which text qualifies and what the live path grows by (:meth:`Growth.take`), and which
 nodes grow (``tags``, ``starts``, innermost first). :meth:`peg.Stream.extend` uses it to append such text in
@@ -33,9 +37,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._compile import K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
+from ._compile import K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
-from ._packrat import CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
+from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
 
 __all__ = ["Growth", "growth_of"]
 
@@ -48,19 +52,25 @@ class Growth:
     ``tags``/``starts``: the tag ('' for a rule) and start offset of each node on the live path, innermost
     first (nodes inside an open atomic group are not shown and not listed); they end where the last result
     ended. ``held``: the text after that end (usually ''); ``literal``: whether the live leaf is a cut literal or a
-    character run (a marker being written)."""
+    character run (a marker being written); ``shifts``: whether taken text may also move the start of the nodes
+    that begin at that marker (whitespace before it lengthens the spaces that lead it; see the module docstring):
+    then only their ends and starts change (``starts`` says where they begin after each take), and no node shows
+    the taken text."""
 
     __slots__ = (
         "_delims",
         "_first",
         "_firsts",
         "_json",
+        "_lead",
         "_plain",
         "_run",
         "_run_text",
+        "_shifting",
         "_spaced",
         "held",
         "literal",
+        "shifts",
         "starts",
         "tags",
     )
@@ -93,6 +103,9 @@ class Growth:
         # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
         self._spaced = spaced
         self.literal = bool(run)
+        self.shifts = False
+        self._shifting = 0  # with ``shifts``: how many nodes (innermost first) begin where the leading spaces end
+        self._lead = 0  # ... and where those spaces begin (the run's text begins there)
         self._json: _JsonScan | None = None  # a JSON value: the scan to continue
 
     def take(self, more: str) -> str | None:
@@ -115,6 +128,8 @@ class Growth:
                 return None
             self._run_text = text
             self._spaced = False
+            if self._shifting:
+                self._shift(text)
             return more
         scan = self._json
         if scan is not None:
@@ -148,6 +163,16 @@ class Growth:
             return None
         resume = scan.resume
         return (resume[0], resume[1] + scan.base, resume[2], resume[3])
+
+    def _shift(self, text: str) -> None:
+        """After a take with ``shifts``: the nodes that begin where the leading spaces end (the first
+        ``_shifting`` of ``starts``) begin where they end now in ``text`` (the run's text, from the spaces on).
+        O(length of the spaces)."""
+        first = self.starts[0]  # (they all begin at one place: nothing is consumed between)
+        mark = self._lead + self._run[0].regex.match(text).end()
+        if mark != first:
+            count = self._shifting
+            self.starts = (mark,) * count + self.starts[count:]
 
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
@@ -196,26 +221,35 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if snap.mode == CALL_MODE and snap.stack is machine.plan_stack:
         op: Any = snap.op
         pos, spaced = snap.pos, False
-    elif live is not None and live[2] is machine.plan_stack and live[0].kind in (K_LIT, K_CHARS):
+    elif live is not None and live[2] is machine.plan_stack:
         op, pos, _stack, spaced = live  # (a scanner after such spaces would need the same care: not followed)
+        if op.kind != K_LIT and op.kind != K_CHARS:
+            return None
     else:
         return None
     tag_list: list[str] = []
     start_list: list[int] = []
     hidden = False  # the live leaf is inside an open atomic group
-    for step in machine.plan[0]:
-        kind, fop, start, _ = step  # (unpacking a typed tuple: no generic iteration once compiled)
+    made = first_shown = 0  # nodes on the live path, innermost first; the first of them that is shown
+    plan = machine.plan
+    while plan is not None:
+        kind, what, start, plan = plan  # (unpacking a typed tuple: no generic iteration once compiled)
+        if kind == ACC_STEP:
+            continue
+        fop = what
         if kind == NODE_STEP:
             tag_list.append(fop.tag)
             start_list.append(start)
+            made += 1
         elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
             tag_list.clear()
             start_list.clear()
             hidden = True
+            first_shown = made
         else:  # a look-ahead: the path above it ends where it starts
             return None
     tags, starts = tuple(tag_list), tuple(start_list)
-    text = machine.text
+    text = machine.source.text
     held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
         if not op.delims:
@@ -225,6 +259,16 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
+        between = _space_lead(snap, op, machine.plan_stack) if spaced else -1
+        if between >= 0:
+            # The spaces before it lead the run: whitespace lengthens them (the leaf and the nodes that begin at
+            # it begin later), as the machine, resuming at those spaces, would parse it.
+            lead = snap.pos
+            growth = Growth(tags, starts, "", _NO_SURROGATE, (), None, (snap.op, *run), text[lead:], False)
+            growth.shifts = True
+            growth._shifting = max(0, between - first_shown)  # (the nodes between that are shown)
+            growth._lead = lead
+            return growth
         return Growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced)
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
@@ -235,6 +279,41 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         )
         return growth
     return None
+
+
+def _space_lead(snap: Any, leaf: Op, stack: Any) -> int:
+    """Whether the spaces the resume point ``snap`` enters lead straight to the live ``leaf`` (frame stack
+    ``stack``): they are an item of a sequence whose next item the leaf's path enters, and every frame between
+    enters its first item (a sequence's first, a choice's first alternative, a repetition's first iteration) or
+    wraps it (a tag, a rule, an atomic group). The machine, resuming at the spaces over longer text, then takes
+    the same path to the leaf (a choice tries its first alternative first, and no memo entry exists that far
+    on), only further on. Returns how many tags and rules lie between (their nodes begin where the spaces end),
+    or -1 when the spaces do not lead to the leaf. Cost O(frames between)."""
+    if snap.mode != CALL_MODE or snap.op.kind != K_SPACE or snap.stack is None:
+        return -1
+    seq_frame = snap.stack
+    seq = seq_frame[0]
+    if seq.kind != K_SEQ:
+        return -1
+    after = seq_frame[3] + 1
+    child: Any = leaf
+    frame = stack
+    nodes = 0
+    while frame is not None:
+        fop = frame[0]
+        k = fop.kind
+        if fop is seq and frame[1] == seq_frame[1] and frame[6] is seq_frame[6]:
+            return nodes if frame[3] == after and after < len(seq.kids) and seq.kids[after] is child else -1
+        if k in (K_SEQ, K_CHOICE, K_REP):
+            if frame[3] != 0 or fop.kids[0] is not child:
+                return -1
+        elif k in (K_TAG, K_RULE):
+            nodes += 1
+        elif k != K_ATOMIC:
+            return -1  # a look-ahead
+        child = fop
+        frame = frame[6]
+    return -1
 
 
 _SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches
@@ -298,7 +377,9 @@ def _rest_of(seq: Op, i: int, hidden: bool) -> tuple[tuple[Any, ...], bool]:
 
 def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
     """Append the items of ``op`` to ``run`` when they are all literals, spaces and character runs (flattening
-    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item."""
+    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item. An atomic
+    group is entered: its items are followed as hidden ones (its nodes show only once it closes, so text that
+    stops inside it changes nothing shown), and nothing after it is (its closing would show them)."""
     k = op.kind
     if k in (K_LIT, K_SPACE, K_CHARS):
         run.append(op)
@@ -312,6 +393,18 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
         return True
     if hidden and k in (K_TAG, K_RULE):
         return _follow(op.kids[0], run, hidden, depth + 1)
+    if k == K_ATOMIC:
+        _follow(op.kids[0], run, True, depth + 1)
+    elif k == K_CHOICE:
+        # Followed when every alternative is: the item (choice, its alternatives' items), run as the machine does.
+        alts: list[tuple[Any, ...]] = []
+        for kid in op.kids:
+            items: list[Any] = []
+            if not _follow(kid, items, hidden, depth + 1):
+                return False
+            alts.append(tuple(items))
+        run.append((op, tuple(alts)))
+        return len(run) < _LONGEST_FOLLOW
     return False
 
 
@@ -320,24 +413,46 @@ def _stops_inside(run: tuple[Any, ...], text: str) -> bool:
     the end of the input), stops needing more input inside one of them — a literal cut by the end, or a
     character run touching it — so that the sequence is still running and nothing else of the parse changed
     (exactly the machine's rules for these leaves on a partial input). Cost O(len(text))."""
-    p, n = 0, len(text)
-    for op in run:
+    return _run_items(run, text, 0) == _INSIDE
+
+
+_INSIDE, _FAILS = -1, -2
+
+
+def _run_items(run: tuple[Any, ...], text: str, p: int) -> int:
+    """Run the items ``run`` in sequence over ``text`` from ``p`` as the machine would on a partial input: _INSIDE
+    if it stops needing more input inside one of them, _FAILS if one fails, else where they end (the sequence
+    would go on to an item we do not follow, or finish: parse it). A choice tries its alternatives in order: the
+    first that does not fail decides. Cost O(len(text)) per alternative tried."""
+    n = len(text)
+    for item in run:
+        if type(item) is tuple:  # a choice: (op, the items of each alternative)
+            end = _FAILS
+            for alt in item[1]:
+                end = _run_items(alt, text, p)
+                if end != _FAILS:
+                    break
+            if end < 0:
+                return end
+            p = end
+            continue
+        op = item
         k = op.kind
         if k == K_LIT:
             s = op.text
             if text.startswith(s, p):
                 p += len(s)
                 continue
-            return n - p < len(s) and s.startswith(text[p:])
+            return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
         e = op.regex.match(text, p).end()
         if k == K_CHARS:
             count = e - p
             if count != op.hi and e >= n:
-                return True  # the run may still grow: it needs more input
+                return _INSIDE  # the run may still grow: it needs more input
             if count < op.lo:
-                return False
+                return _FAILS
         p = e  # a space always succeeds (greedy, bounded)
-    return False  # the sequence would go on to an item we do not follow (or finish): parse it
+    return p
 
 
 class _JsonScan:

@@ -1,7 +1,8 @@
 # Cython declarations for peg/_packrat.py (augmenting .pxd: the .py runs unchanged without Cython). Compiled, the
 # op kinds and statuses are C constants, ops, nodes, snapshots and the machine are C structs, and the registers
 # of the loop are C integers (offsets are Py_ssize_t: NO_BAD_OFFSET = 1 << 62 must fit). A snapshot is in no
-# reference cycle (it holds frames, which hold ops and nodes): the garbage collector need not track it.
+# reference cycle (it holds frames, which hold ops and nodes): the garbage collector need not track it (but see
+# peg/ast.pxd: Cython 3.3 ignores no_gc and freelist here).
 
 import cython
 
@@ -11,7 +12,7 @@ from peg.ast cimport AstNode, Source, make_node
 
 cdef int COMPOSITE, K_ANY, K_ATOMIC, K_CHARS, K_CHOICE, K_END, K_EPS, K_JSON, K_LIT, K_NEGATE, K_PEEK, K_REP
 cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
-cdef int _SUCCESS, _FAIL, _MORE, _CALL, _RET, _NODE, _DROP, _LOOK
+cdef int _SUCCESS, _FAIL, _MORE, _BEGIN, _CALL, _RET, _NODE, _DROP, _LOOK, _ACC
 cdef tuple _START
 cdef object _NO
 
@@ -33,8 +34,9 @@ cdef class Snapshot:
 cdef class Machine:
     cdef public Program program
     cdef public Source source
-    cdef public Py_ssize_t bad
+    cdef public Py_ssize_t bad, memo_top
     cdef public dict memo, flat_cache
+    cdef public list plan_frames, plans
     cdef public object tracer, snapshot, final, plan_stack, live
     cdef public tuple plan
 
@@ -43,11 +45,12 @@ cdef class Machine:
 
     @cython.locals(
         saved=Snapshot, snap=Snapshot, op=Op, fop=Op, source=Source, node=AstNode,
-        n=Py_ssize_t, at=Py_ssize_t, bad=Py_ssize_t, nops=Py_ssize_t, key=Py_ssize_t, pos=Py_ssize_t,
-        start=Py_ssize_t, cur=Py_ssize_t, i=Py_ssize_t, t0=Py_ssize_t, touches=Py_ssize_t, fpos=Py_ssize_t,
-        count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t,
-        mode=int, k=int, flat=bint, stop=bint,
-        memo=dict, volatile=dict, stack=tuple, r=tuple, res=tuple, got=tuple, kids=tuple,
+        n=Py_ssize_t, at=Py_ssize_t, bad=Py_ssize_t, nops=Py_ssize_t, key=object, boxed_pos=object, pos=Py_ssize_t,
+        start=Py_ssize_t, boxed_start=object, cur=Py_ssize_t, i=Py_ssize_t, t0=object, touches=Py_ssize_t,
+        fpos=Py_ssize_t, memo_top=Py_ssize_t,
+        count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t, boxed_touches=object,
+        mode=int, k=int, flat=bint, stop=bint, done=bint, rst=int, rend=Py_ssize_t, text=str,
+        memo=dict, volatile=dict, stack=tuple, got=tuple, hit=tuple, kids=tuple, out=tuple,
     )
     cpdef tuple run(self, bint partial)
 
@@ -62,12 +65,19 @@ cpdef tuple flatten(object rope)
 @cython.locals(hit=tuple, older=tuple, flat=tuple)
 cdef tuple _flatten_cached(dict cache, object rope)
 
-@cython.locals(steps=list, pending=tuple, fop=Op, k=int)
-cdef tuple _more_plan(object stack, dict cache)
+@cython.locals(fresh=list, plan=tuple, frame=tuple, fop=Op, k=int, j=Py_ssize_t, depth=Py_ssize_t, known=Py_ssize_t)
+cdef tuple _more_plan(object stack, dict flat_cache, list frames, list plans)
 
 cdef tuple _fail_nodes(object stack, Py_ssize_t fpos, Source source)
 
-@cython.locals(
-    steps=tuple, step=tuple, top=tuple, inner=tuple, prefix=tuple, end=Py_ssize_t, start=Py_ssize_t, kind=int, fop=Op
+@cython.locals(kind=int, start=Py_ssize_t, what=object)
+cdef tuple _run_plan(tuple plan, Py_ssize_t end, tuple inner, Source source)
+
+@cython.locals(plan=tuple, inner=tuple)
+cdef tuple _unwind_more(Machine machine, object stack, Py_ssize_t end, object rope)
+
+@cython.locals(snap=Snapshot)
+cdef Snapshot _snapshot(
+    int mode, object op, Py_ssize_t pos, object resume, object deliver, object stack, Py_ssize_t touches,
+    Py_ssize_t fail_pos, object fail_expected, object fail_stack
 )
-cdef tuple _unwind_more(Machine machine, object stack, tuple r)

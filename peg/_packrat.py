@@ -25,7 +25,7 @@ sequences and repetitions concatenate in O(1); it is flattened only where a node
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 from ._compile import (
     COMPOSITE,
@@ -52,6 +52,7 @@ from ._json import scan_json
 from .ast import AstNode, Source, make_node
 
 __all__ = [
+    "ACC_STEP",
     "CALL_MODE",
     "DROP_STEP",
     "FAIL",
@@ -69,7 +70,8 @@ SUCCESS, FAIL, MORE = 0, 1, 2
 # The statuses again under private names, which peg/_packrat.pxd makes C constants for the compiled loop.
 _SUCCESS, _FAIL, _MORE = SUCCESS, FAIL, MORE
 _CALL, _RET = 0, 1
-_START = (-1, -1, None)  # delivered to a frame that was just pushed (status -1: never MORE)
+_BEGIN = -1  # the status delivered to a frame that was just pushed
+_START = (_BEGIN, -1, None)
 _NO = object()  # "this leaf did not touch the end of the input"
 _SCANNERS = (K_UNTIL, K_JSON)  # leaves that resume a scan where the previous feed stopped
 
@@ -173,11 +175,14 @@ class Machine:
         self.source = Source()  # the text, shared with the nodes (a stream grows it in place)
         self.bad = NO_BAD_OFFSET  # offset of the first undecodable character (a lone surrogate), if any
         self.memo: dict[int, Result] = {}
+        self.memo_top = -1  # the largest start of a memo entry (none starts after it)
         self.tracer = tracer
-        self.snapshot: Snapshot | None = Snapshot(_CALL, program.root, 0, None, None, None, 0, -1, frozenset(), None)
+        self.snapshot: Snapshot | None = _snapshot(_CALL, program.root, 0, None, None, None, 0, -1, frozenset(), None)
         self.final: tuple[Result, int, frozenset[str]] | None = None
         self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
-        self.plan: Plan = ((), ())
+        self.plan: Plan = None
+        self.plan_frames: list[Any] = []  # the frames of plan_stack, root first, and their plans (see _more_plan)
+        self.plans: list[Plan] = []
         self.flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]] = {}
         # After a run that needed more input where every leaf that looked at the end before the last one was a
         # space: (the last leaf, its position, its frame stack, whether such spaces came first), for peg._growth.
@@ -230,17 +235,21 @@ class Machine:
                     again, got = st == _MORE, (st, e, None)
                 if again:
                     self.snapshot = saved.resumed(where)
-                    return _unwind_more(self, saved.stack, got), saved.fail_pos, saved.fail_expected
+                    return _unwind_more(self, saved.stack, got[1], None), saved.fail_pos, saved.fail_expected
             elif op.kind == K_LIT and n - at < len(op.text) and op.text.startswith(text[at:]):
                 # A marker still cut by the end: the same, and the resume point stays as it is (the loop below
                 # would make an equal one); the marker is the live leaf (see ``self.live``).
                 self.live = (op, at, saved.stack, False)
-                return _unwind_more(self, saved.stack, (_MORE, n, None)), saved.fail_pos, saved.fail_expected
-        bad, memo, nops, tracer = self.bad, self.memo, len(self.program.ops), self.tracer
+                return _unwind_more(self, saved.stack, n, None), saved.fail_pos, saved.fail_expected
+        bad, memo, nops, tracer, memo_top = self.bad, self.memo, len(self.program.ops), self.tracer, self.memo_top
         volatile: dict[int, Result] = {}
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
-        mode, op, pos, rs, r, stack = saved.mode, saved.op, saved.pos, saved.resume, saved.deliver, saved.stack
+        mode, op, pos, rs, stack = saved.mode, saved.op, saved.pos, saved.resume, saved.stack
         touches, fpos, fexp, fstack = saved.touches, saved.fail_pos, saved.fail_expected, saved.fail_stack
+        # The result being delivered, in three registers (status, end, nodes; status _BEGIN: a frame was just
+        # pushed): no tuple per step. Memo entries and snapshots hold it as a tuple.
+        rst, rend, rn = saved.deliver if mode == _RET else _START
+        boxed_touches: Any = touches  # (the frames' copy: boxed when it changes, not per frame, once compiled)
         snap: Snapshot | None = None
         depth = 0
         flat = False
@@ -249,48 +258,66 @@ class Machine:
             if mode == _CALL:
                 k = op.kind
                 if k >= COMPOSITE:
-                    key = pos * nops + op.idx
-                    r = memo.get(key)
-                    if r is None:
-                        r = volatile.get(key)
-                        if r is not None:
-                            touches += 1  # reusing a result that looked at the end counts as looking
-                    if r is None:
-                        stack = (op, pos, pos, 0, None, touches, stack)
-                        r = _START
+                    # No memo entry starts after ``memo_top``: a call there (most calls of a feed: new text) looks
+                    # up nothing, unless this run has kept entries that looked at the end.
+                    hit = None
+                    if pos <= memo_top or volatile:
+                        key = pos * nops + op.idx
+                        if pos <= memo_top:
+                            hit = memo.get(key)
+                        if hit is None and volatile:
+                            hit = volatile.get(key)
+                            if hit is not None:
+                                touches += 1  # reusing a result that looked at the end counts as looking
+                                boxed_touches = touches
+                    if hit is None:
+                        boxed_pos = pos  # (boxed once for both fields, once compiled)
+                        stack = (op, boxed_pos, boxed_pos, 0, None, boxed_touches, stack)
+                        rst, rn = _BEGIN, None
                         if tracer is not None:
                             tracer.call(op.label, pos, depth)
                             depth += 1
-                    elif tracer is not None:
-                        tracer.memo(op.label, pos, depth, r)
+                    else:
+                        rst, rend, rn = hit
+                        if tracer is not None:
+                            tracer.memo(op.label, pos, depth, hit)
                     mode = _RET
                     continue
                 # ---- leaves ----
                 touched: Any = _NO
                 desc = op.desc
+                rn = None
                 if k == K_LIT:
                     s = op.text
                     if text.startswith(s, pos):
-                        r = (_SUCCESS, pos + len(s), None)
+                        rst, rend = _SUCCESS, pos + len(s)
                     elif n - pos < len(s) and s.startswith(text[pos:]):
                         touched = None
-                        r = (_MORE, n, None) if partial else (_FAIL, pos, None)
+                        if partial:
+                            rst, rend = _MORE, n
+                        else:
+                            rst, rend = _FAIL, pos
                     else:
-                        r = (_FAIL, pos, None)
-                elif k == K_UNTIL:
-                    r, touched = _until(op, text, n, pos, rs, partial)
-                    if bad < r[1] and bad >= pos:
-                        r, desc = (_FAIL, bad, None), "valid UTF-8"
-                elif k == K_JSON:
-                    st, e, touched, desc = scan_json(op.jkind, text, pos, rs, partial)
-                    if touched is None:
-                        touched = _NO
-                    r = (st, e, None)
+                        rst, rend = _FAIL, pos
                 elif k == K_SPACE:
-                    e = op.regex.match(text, pos).end()
+                    # Most runs are empty or one character: those need no regular expression.
+                    e = pos
+                    if e < n and op.hi != 0 and text[e] in " \t\n\r\x0b\x0c":
+                        e += 1
+                        if e < n and op.hi != 1 and text[e] in " \t\n\r\x0b\x0c":
+                            e = op.regex.match(text, pos).end()
                     if e >= n and e - pos != op.hi:
                         touched = None  # the run may still grow
-                    r = (_SUCCESS, e, None)
+                    rst, rend = _SUCCESS, e
+                elif k == K_UNTIL:
+                    got, touched = _until(op, text, n, pos, rs, partial)
+                    rst, rend = got[0], got[1]
+                    if bad < rend and bad >= pos:
+                        rst, rend, desc = _FAIL, bad, "valid UTF-8"
+                elif k == K_JSON:
+                    rst, rend, touched, desc = scan_json(op.jkind, text, pos, rs, partial)
+                    if touched is None:
+                        touched = _NO
                 elif k == K_CHARS:
                     # An unbounded run resumes where it stopped; a bounded one is re-matched (it is short).
                     e = op.regex.match(text, pos if rs is None or op.hi != -1 else rs).end()
@@ -298,176 +325,209 @@ class Machine:
                     if count != op.hi and e >= n:
                         # The run may still grow: like a JSON number, it needs more input on a partial parse.
                         touched = e
-                        if partial or count < op.lo:
-                            r = (_MORE, n, None) if partial else (_FAIL, e, None)
+                        if partial:
+                            rst, rend = _MORE, n
                         else:
-                            r = (_SUCCESS, e, None)
+                            rst, rend = (_SUCCESS if count >= op.lo else _FAIL), e
                     else:
-                        r = (_SUCCESS, e, None) if count >= op.lo else (_FAIL, e, None)
+                        rst, rend = (_SUCCESS if count >= op.lo else _FAIL), e
                 elif k == K_EPS:
-                    r = (_SUCCESS, pos, None)
+                    rst, rend = _SUCCESS, pos
                 elif k == K_END:
                     if pos >= n:
                         touched = None
-                        r = (_SUCCESS, pos, None)
+                        rst, rend = _SUCCESS, pos
                     else:
-                        r = (_FAIL, pos, None)
+                        rst, rend = _FAIL, pos
                 elif k == K_ANY:
                     if pos >= n:
                         touched = None
-                        r = (_MORE, n, None) if partial else (_FAIL, pos, None)
+                        if partial:
+                            rst, rend = _MORE, n
+                        else:
+                            rst, rend = _FAIL, pos
                     elif pos == bad:
-                        r, desc = (_FAIL, pos, None), "valid UTF-8"
+                        rst, rend, desc = _FAIL, pos, "valid UTF-8"
                     else:
-                        r = (_SUCCESS, pos + 1, None)
+                        rst, rend = _SUCCESS, pos + 1
                 else:  # K_START
-                    r = (_SUCCESS, pos, None) if pos == 0 else (_FAIL, pos, None)
+                    rst, rend = (_SUCCESS if pos == 0 else _FAIL), pos
                 if touched is not _NO:
                     if snap is None:
-                        snap = Snapshot(_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
+                        snap = _snapshot(_CALL, op, pos, touched, None, stack, touches, fpos, fexp, fstack)
                     touches += 1
+                    boxed_touches = touches
                     if k == K_SPACE:
                         spaces += 1
                     else:
                         others += 1
-                if r[0] == _FAIL:
-                    if r[1] > fpos:
-                        fpos, fexp, fstack = r[1], frozenset((desc,)), stack
-                    elif r[1] == fpos:
+                if rst == _FAIL:
+                    if rend > fpos:
+                        fpos, fexp, fstack = rend, frozenset((desc,)), stack
+                    elif rend == fpos:
                         fexp = fexp | {desc}
                 if tracer is not None:
-                    tracer.leaf(op.label, pos, depth, r)
+                    tracer.leaf(op.label, pos, depth, (rst, rend, rn))
                 rs = None
                 mode = _RET
                 continue
 
-            # ---- deliver result r to the frame on top of the stack ----
+            # ---- deliver the result (rst, rend, rn) to the frame on top of the stack ----
             if stack is None:
                 break
-            if r[0] == _MORE and tracer is None:
+            if rst == _MORE and tracer is None:
                 # "Need more input" propagates unchanged to the root: unwind in one tight loop.
-                r = _unwind_more(self, stack, r)
+                rst, rend, rn = _unwind_more(self, stack, rend, rn)
                 flat = True
                 if others == 1:  # the leaf that needs more input is the only non-space leaf that looked
                     self.live = (op, pos, stack, spaces > 0)
                 break
-            fop, start, cur, i, acc, t0, parent = stack
+            fop, boxed_start, cur, i, acc, t0, parent = stack
+            start = boxed_start  # (a C integer once compiled; the frames below reuse the boxed one)
             k = fop.kind
-            res: Result | None = None
+            done = True  # the frame returns (rst, rend, rn), as updated below
             if k == K_SEQ:
                 kids = fop.kids
-                if r is _START:
+                if rst == _BEGIN:
                     if kids:
-                        op, pos, mode = kids[0], start, _CALL
+                        op, pos, mode, done = kids[0], start, _CALL, False
                     else:
-                        res = (_SUCCESS, start, None)
-                elif r[0] == _SUCCESS:
+                        rst, rend = _SUCCESS, start
+                elif rst == _SUCCESS:
                     if acc is None:
-                        acc = r[2]
-                    elif r[2] is not None:
-                        acc = (acc, r[2])
+                        acc = rn
+                    elif rn is not None:
+                        acc = (acc, rn)
                     i += 1
                     if i == len(kids):
-                        res = (_SUCCESS, r[1], acc)
+                        rn = acc
                     else:
-                        stack = (fop, start, r[1], i, acc, t0, parent)
-                        op, pos, mode = kids[i], r[1], _CALL
-                elif r[0] == _FAIL:
-                    res = r
-                else:
-                    res = (_MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
+                        # (The frame is remade with the same start and touches objects: nothing to box. A sequence
+                        # never reads its ``cur`` slot, which keeps the start too.)
+                        stack = (fop, boxed_start, boxed_start, i, acc, t0, parent)
+                        op, pos, mode, done = kids[i], rend, _CALL, False
+                elif rst == _MORE:
+                    rn = rn if acc is None else (acc if rn is None else (acc, rn))
             elif k == K_CHOICE:
-                if r is _START or r[0] == _FAIL:
-                    if r is not _START:
+                if rst in (_BEGIN, _FAIL):
+                    if rst != _BEGIN:
                         i += 1
                     if i < len(fop.kids):
-                        if r is not _START:
-                            stack = (fop, start, start, i, None, t0, parent)
-                        op, pos, mode = fop.kids[i], start, _CALL
-                    else:
-                        res = r if r is not _START else (_FAIL, start, None)
-                else:
-                    res = r
+                        if rst != _BEGIN:
+                            stack = (fop, boxed_start, boxed_start, i, None, t0, parent)
+                        op, pos, mode, done = fop.kids[i], start, _CALL, False
+                    elif rst == _BEGIN:
+                        rst, rend = _FAIL, start
             elif k == K_REP:
                 stop = False
-                if r is _START:
+                if rst == _BEGIN:
                     count = 0
-                elif r[0] == _SUCCESS:
-                    if r[2] is not None:
-                        acc = r[2] if acc is None else (acc, r[2])
-                    if r[1] == cur:
+                elif rst == _SUCCESS:
+                    if rn is not None:
+                        acc = rn if acc is None else (acc, rn)
+                    if rend == cur:
                         # An empty match: repeating it changes nothing, so it satisfies the minimum.
                         count, stop = max(i + 1, fop.lo), True
                     else:
-                        cur, count = r[1], i + 1
-                elif r[0] == _FAIL:
+                        cur, count = rend, i + 1
+                elif rst == _FAIL:
                     count, stop = i, True
                 else:
                     count = i
-                    res = (_MORE, r[1], r[2] if acc is None else (acc if r[2] is None else (acc, r[2])))
-                if res is None:
+                    rn = rn if acc is None else (acc if rn is None else (acc, rn))
+                    stop = True  # (returns "need more input" as it is)
+                if rst != _MORE:
                     if not stop and count != fop.hi:
                         if cur < n or count < fop.lo:
-                            stack = (fop, start, cur, count, acc, t0, parent)
-                            op, pos, mode = fop.kids[0], cur, _CALL
+                            stack = (fop, boxed_start, cur, count, acc, t0, parent)
+                            op, pos, mode, done = fop.kids[0], cur, _CALL, False
                         else:
                             # At the end with the minimum met: stop without trying (more text may come).
                             if snap is None:
-                                snap = Snapshot(_RET, None, 0, None, r, stack, touches, fpos, fexp, fstack)
+                                snap = _snapshot(
+                                    _RET, None, 0, None, (rst, rend, rn), stack, touches, fpos, fexp, fstack
+                                )
                             touches += 1
+                            boxed_touches = touches
                             others += 2  # a repetition stopped at the end: more text may continue it
                             stop = True
                     else:
                         stop = True
                     if stop:
-                        res = (_SUCCESS, cur, acc) if count >= fop.lo else (_FAIL, r[1], None)
-            elif r is _START:
-                op, pos, mode = fop.kids[0], start, _CALL
+                        if count >= fop.lo:
+                            rst, rend, rn = _SUCCESS, cur, acc
+                        else:
+                            rst, rn = _FAIL, None
+            elif rst == _BEGIN:
+                op, pos, mode, done = fop.kids[0], start, _CALL, False
             elif k in (K_TAG, K_RULE):
-                if r[0] == _FAIL:
-                    res = r
-                else:
-                    node = make_node(fop.tag, fop.name, start, r[1], r[0] == _MORE, flatten(r[2]), source)
-                    res = (r[0], r[1], node)
+                if rst != _FAIL:
+                    node = make_node(fop.tag, fop.name, start, rend, rst == _MORE, flatten(rn), source)
+                    rn = node
             elif k == K_ATOMIC:
-                res = (_MORE, r[1], None) if r[0] == _MORE else r
+                if rst == _MORE:
+                    rn = None
             elif k == K_PEEK:
-                res = (r[0], start, None) if r[0] != _FAIL else r
+                if rst != _FAIL:
+                    rend, rn = start, None
             else:  # K_NEGATE
-                if r[0] == _SUCCESS:
-                    res = (_FAIL, start, None)
+                if rst == _SUCCESS:
+                    rst, rend, rn = _FAIL, start, None
                     if start > fpos:
                         fpos, fexp, fstack = start, frozenset((fop.desc,)), parent
                     elif start == fpos:
                         fexp = fexp | {fop.desc}
-                elif r[0] == _FAIL:
-                    res = (_SUCCESS, start, None)
+                elif rst == _FAIL:
+                    rst, rend, rn = _SUCCESS, start, None
                 else:
-                    res = (_MORE, start, None)
-            if res is not None:
-                if res[0] != _MORE:
+                    rend, rn = start, None
+            if done:
+                if rst != _MORE:
                     key = start * nops + fop.idx
                     if t0 == touches:
-                        memo[key] = res
+                        memo[key] = (rst, rend, rn)
+                        if start > memo_top:
+                            memo_top = start
                     else:
-                        volatile[key] = res
+                        volatile[key] = (rst, rend, rn)
                 if tracer is not None:
                     depth -= 1
-                    tracer.ret(fop.label, start, depth, res)
+                    tracer.ret(fop.label, start, depth, (rst, rend, rn))
                 stack = parent
-                r = res
                 mode = _RET
         self.snapshot = snap
-        if r[0] == _FAIL:
+        self.memo_top = memo_top
+        if rst == _FAIL:
             # The nodes of the path that got furthest, closed as if the input ended where it failed.
-            nodes = _fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= r[1] else ()
-            r = (_FAIL, r[1], nodes)
-        elif not flat:  # _unwind_more returns the nodes already flattened
-            r = (r[0], r[1], _flatten_cached(self.flat_cache, r[2]))
-        out = (r, fpos, fexp)
+            nodes = _fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= rend else ()
+            out: tuple[Result, int, frozenset[str]] = ((_FAIL, rend, nodes), fpos, fexp)
+        elif not flat:
+            out = ((rst, rend, _flatten_cached(self.flat_cache, rn)), fpos, fexp)
+        else:  # _unwind_more returns the nodes already flattened
+            out = ((rst, rend, rn), fpos, fexp)
         if snap is None:
             self.final = out
         return out
+
+
+def _snapshot(
+    mode: int,
+    op: Any,
+    pos: int,
+    resume: Any,
+    deliver: Any,
+    stack: Any,
+    touches: int,
+    fail_pos: int,
+    fail_expected: frozenset[str],
+    fail_stack: Any,
+) -> Snapshot:
+    """``Snapshot(...)`` made field by field (compiled, this skips the constructor's argument parsing). O(1)."""
+    snap = Snapshot.__new__(Snapshot)
+    snap.mode, snap.op, snap.pos, snap.resume, snap.deliver = mode, op, pos, resume, deliver
+    snap.stack, snap.touches, snap.fail_pos = stack, touches, fail_pos
+    snap.fail_expected, snap.fail_stack = fail_expected, fail_stack
+    return snap
 
 
 def _until(op: Op, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple[Result, Any]:
@@ -511,10 +571,16 @@ def _starts_one(delims: tuple[str, ...], tail: str) -> bool:
     return False
 
 
-_NODE, _DROP, _LOOK = range(3)
-# For peg._growth: a snapshot entering a leaf; plan steps making a node, dropping the nodes of an atomic group.
-CALL_MODE, NODE_STEP, DROP_STEP = _CALL, _NODE, _DROP
-Plan = tuple[tuple[tuple[int, Any, int, tuple[AstNode, ...]], ...], tuple[AstNode, ...]]
+_NODE, _DROP, _LOOK, _ACC = range(4)
+# For peg._growth: a snapshot entering a leaf; plan steps making a node, dropping the nodes of an atomic group, and
+# prepending the completed nodes of a sequence or repetition.
+CALL_MODE, NODE_STEP, DROP_STEP, ACC_STEP = _CALL, _NODE, _DROP, _ACC
+# How "need more input" unwinds through a frame stack, innermost step first: a linked list of steps
+# ``(kind, what, start, rest)`` (None when empty): _ACC prepends ``what`` (flattened completed nodes), _NODE makes
+# the node of the tag or rule op ``what`` starting at ``start``, _DROP drops the nodes (an open atomic group),
+# _LOOK ends the path at ``start`` (a look-ahead). A frame's plan is its own step (if any) then its parent's, so
+# the plans of a stack's frames share their tails as the frames do.
+Plan = Any
 
 
 def _flatten_cached(cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], rope: Rope) -> tuple[AstNode, ...]:
@@ -534,61 +600,81 @@ def _flatten_cached(cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], rope: Ro
     return flat
 
 
-def _more_plan(stack: Any, cache: dict[int, tuple[Rope, tuple[AstNode, ...]]]) -> Plan:
-    """How "need more input" unwinds through ``stack``: the node-making steps (innermost first), each with
-    the completed nodes that precede the inner one, and the completed top-level nodes. Cost O(stack)."""
-    steps: list[tuple[int, Any, int, tuple[AstNode, ...]]] = []
-    pending: tuple[AstNode, ...] = ()  # completed nodes (in order) between the last step and the current frame
-    while stack is not None:
-        fop, start, _cur, _i, acc, _t0, stack = stack
+def _more_plan(
+    stack: Any, flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], frames: list[Any], plans: list[Plan]
+) -> Plan:
+    """The plan (see ``Plan``) of ``stack``. ``frames`` and ``plans`` hold the frames of the stack planned last
+    time, root first, and their plans: the frames they share with ``stack`` keep theirs, and the lists are
+    updated to ``stack``'s. A feed thus makes the plans of the frames pushed since the last one only (each
+    sequence or repetition's completed nodes are flattened once, when its frame is first planned), plus a walk
+    down the stack. Cost O(depth) pointer steps + O(new frames)."""
+    depth = 0
+    frame = stack
+    while frame is not None:
+        depth += 1
+        frame = frame[6]
+    known = len(frames)
+    fresh: list[Any] = []  # frames without a known plan, innermost first
+    frame = stack
+    while depth > 0 and not (depth <= known and frames[depth - 1] is frame):
+        fresh.append(frame)
+        frame = frame[6]
+        depth -= 1
+    # Now the ``depth`` deepest frames are the known ones.
+    del frames[depth:]
+    del plans[depth:]
+    plan: Plan = plans[depth - 1] if depth else None
+    for j in range(len(fresh) - 1, -1, -1):
+        frame = fresh[j]
+        fop = frame[0]
         k = fop.kind
         if k in (K_SEQ, K_REP):
+            acc = frame[4]
             if acc is not None:
-                pending = _flatten_cached(cache, acc) + pending
+                plan = (_ACC, _flatten_cached(flat_cache, acc), 0, plan)
         elif k in (K_TAG, K_RULE):
-            steps.append((_NODE, fop, start, pending))
-            pending = ()
+            plan = (_NODE, fop, frame[1], plan)
         elif k == K_ATOMIC:
-            steps.append((_DROP, fop, start, ()))
-            pending = ()
+            plan = (_DROP, fop, frame[1], plan)
         elif k in (K_PEEK, K_NEGATE):
-            steps.append((_LOOK, fop, start, ()))
-            pending = ()
-    return tuple(steps), pending
+            plan = (_LOOK, fop, frame[1], plan)
+        frames.append(frame)
+        plans.append(plan)
+    return plan
 
 
 def _fail_nodes(stack: Any, fpos: int, source: Source) -> tuple[AstNode, ...]:
     """The nodes of a failed parse: ``stack`` (the live path when the furthest failure happened) unwound as
     "need more input" at ``fpos``, i.e. what a partial parse of ``text[:fpos]`` gives along that path."""
-    steps, top = _more_plan(stack, {})
-    end, inner = fpos, cast(tuple[AstNode, ...], ())
-    for kind, fop, start, prefix in steps:
-        if kind == _NODE:
-            inner = (make_node(fop.tag, fop.name, start, end, True, prefix + inner, source),)
+    return _run_plan(_more_plan(stack, {}, [], []), fpos, (), source)[1]
+
+
+def _run_plan(plan: Plan, end: int, inner: tuple[AstNode, ...], source: Source) -> tuple[int, tuple[AstNode, ...]]:
+    """Unwind "need more input" ending at ``end`` with the nodes ``inner`` through ``plan``: (where the root
+    result ends, its nodes). Cost O(steps + nodes made)."""
+    while plan is not None:
+        kind, what, start, plan = plan  # (unpacking a typed tuple: no generic iteration once compiled)
+        if kind == _ACC:
+            inner = what + inner if inner else what
+        elif kind == _NODE:
+            inner = (make_node(what.tag, what.name, start, end, True, inner, source),)
         elif kind == _DROP:
             inner = ()
         else:
             end, inner = start, ()
-    return top + inner
+    return end, inner
 
 
-def _unwind_more(machine: Machine, stack: Any, r: Result) -> tuple[int, int, tuple[AstNode, ...]]:
-    """The root result (nodes flattened) when ``r`` (NEED_MORE_INPUT) is delivered to ``stack``: what the
+def _unwind_more(machine: Machine, stack: Any, end: int, rope: Rope) -> tuple[int, int, tuple[AstNode, ...]]:
+    """The root result (nodes flattened) when NEED_MORE_INPUT ending at ``end`` with the nodes ``rope`` is
+    delivered to ``stack``: what the
     general loop would compute, without its dispatch. The plan is cached per stack, so consecutive feeds
     inside one scanning leaf cost O(number of tags and rules on the live path)."""
     if machine.plan_stack is stack:
-        steps, top = machine.plan
+        plan = machine.plan
     else:
-        steps, top = machine.plan = _more_plan(stack, machine.flat_cache)
+        plan = machine.plan = _more_plan(stack, machine.flat_cache, machine.plan_frames, machine.plans)
         machine.plan_stack = stack
-    end, source = r[1], machine.source
-    inner: tuple[AstNode, ...] = () if r[2] is None else _flatten_cached(machine.flat_cache, r[2])
-    for step in steps:
-        kind, fop, start, prefix = step  # (unpacking a typed tuple: no generic iteration once compiled)
-        if kind == _NODE:
-            inner = (make_node(fop.tag, fop.name, start, end, True, prefix + inner if prefix else inner, source),)
-        elif kind == _DROP:
-            inner = ()
-        else:
-            end, inner = start, ()
-    return (_MORE, end, top + inner if top else inner)
+    inner: tuple[AstNode, ...] = () if rope is None else _flatten_cached(machine.flat_cache, rope)
+    end, inner = _run_plan(plan, end, inner, machine.source)
+    return (_MORE, end, inner)

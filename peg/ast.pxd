@@ -1,7 +1,9 @@
 # Cython declarations for peg/ast.py (augmenting .pxd: the .py runs unchanged without Cython). Compiled, a node
 # and the shared source are C structs: the machine builds and the chat layer reads them without dict look-ups.
 # Neither can be part of a reference cycle (a node holds older nodes and the source, the source holds text), so
-# the garbage collector need not track them.
+# the garbage collector need not track them. (Cython 3.3 ignores the class decorators no_gc and freelist in an
+# augmenting .pxd — they take effect in a .pyx only — so both are still tracked and freshly allocated; kept for
+# a Cython that applies them.)
 
 import cython
 
@@ -31,3 +33,6 @@ cdef class ParseResult:
 cpdef AstNode make_node(
     object tag, object rule, Py_ssize_t start, Py_ssize_t end, bint partial, tuple children, object source
 )
+
+@cython.locals(result=ParseResult)
+cpdef ParseResult make_result(object status, Py_ssize_t end, tuple nodes)

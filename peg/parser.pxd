@@ -7,15 +7,17 @@ import cython
 
 from peg._growth cimport Growth as _Lane  # (aliased: the .py still imports and exports Growth)
 from peg._packrat cimport Machine
+from peg.ast cimport make_result
 
 cdef int FAIL, MORE, SUCCESS
+cdef object _NEED_MORE, _SUCCEEDED
 
 cdef class Stream:
     cdef dict __dict__
     cdef Machine _machine
     cdef object _decoder, _result
     cdef _Lane _lane
-    cdef bint _finished, _lane_known
+    cdef bint _finished, _lane_known, _unparsed
     cdef Py_ssize_t _more_end
     cdef list _pending
 

@@ -20,12 +20,13 @@ from ._compile import compile_program
 from ._growth import Growth, growth_of
 from ._nodes import Parser
 from ._packrat import FAIL, MORE, NO_BAD_OFFSET, SUCCESS, Machine, Result, Tracer
-from .ast import ParseResult, Status
+from .ast import ParseResult, Status, make_result
 from .errors import ParseError, StreamClosedError
 
 __all__ = ["Growth", "Stream", "decode", "first_invalid", "parse_text", "to_result"]
 
 _STATUS = {SUCCESS: Status.SUCCESS, FAIL: Status.FAIL, MORE: Status.NEED_MORE_INPUT}
+_NEED_MORE, _SUCCEEDED = Status.NEED_MORE_INPUT, Status.SUCCESS
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -86,6 +87,7 @@ class Stream:
         self._lane: Growth | None = None  # the growth after the last feed (see growth()), once known
         self._lane_known = False
         self._more_end = -1  # where the last feed's result ends if it needs more input, else -1
+        self._unparsed = False  # text taken by extend() was appended (reading ``text``) and not parsed yet
 
     @property
     def text(self) -> str:
@@ -98,7 +100,7 @@ class Stream:
     def result(self) -> ParseResult | None:
         """The result of the last feed or finish (None before the first); after :meth:`extend`, the partial
         result of all the text (parsed on reading)."""
-        if self._pending:
+        if self._pending or self._unparsed:
             self.feed("")
         return self._result
 
@@ -135,6 +137,7 @@ class Stream:
         self._hand_over()
         self._machine.append("".join(self._pending))
         self._pending.clear()
+        self._unparsed = True
 
     def _hand_over(self) -> None:
         """Before the text taken by :meth:`extend` is appended: a JSON scan continued over it hands its state to
@@ -181,21 +184,23 @@ class Stream:
         self._lane_known = False
         self._lane = None
         self._more_end = -1
+        self._unparsed = False
         if type(more) is str and not self._finished and self._decoder is None:
             # The common case, inlined: one text piece of a decoded stream.
-            if m.bad > len(m.text) and not more.isascii():  # (ASCII: no lone surrogate, an O(1) check)
+            if m.bad > len(m.source.text) and not more.isascii():  # (ASCII: no lone surrogate, an O(1) check)
                 bad = _SURROGATE.search(more)
                 if bad is not None:
-                    m.bad = len(m.text) + bad.start()
+                    m.bad = len(m.source.text) + bad.start()
             m.append(more)
         else:
             self._append(more, final=False)
         raw = m.run(True)
         status, end, nodes = raw[0]
         self._more_end = end if status == MORE else -1
-        result = self._result = (
-            ParseResult(_STATUS[status], end, nodes, None) if status != FAIL else to_result(m.text, raw)
-        )
+        if status == FAIL:
+            result = self._result = to_result(m.source.text, raw)
+        else:
+            result = self._result = make_result(_NEED_MORE if status == MORE else _SUCCEEDED, end, nodes)
         return result
 
     def finish(self) -> ParseResult:
@@ -207,5 +212,6 @@ class Stream:
         self._more_end = -1
         self._append("", final=True)
         self._finished = True
+        self._unparsed = False
         self._result = to_result(self._machine.text, self._machine.run(partial=False))
         return self._result

@@ -7,7 +7,7 @@ import itertools
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import peg
@@ -136,13 +136,15 @@ def test_empty_feeds_are_harmless() -> None:
     assert s.finish() == parser.parse("<think>x</think>")
 
 
-def _shape(nodes: tuple[peg.AstNode, ...], live: int) -> object:
-    """The nodes as nested tuples, with the end of the last ``live`` nodes of the rightmost path left out."""
+def _shape(nodes: tuple[peg.AstNode, ...], live: int, starts: bool = True) -> object:
+    """The nodes as nested tuples, with the end of the last ``live`` nodes of the rightmost path left out (and
+    their start, unless ``starts``)."""
     out: list[object] = []
     for i, node in enumerate(nodes):
         last = live > 0 and i == len(nodes) - 1
-        kids = _shape(node.children, live - 1 if last else 0)
-        out.append((node.tag, node.rule, node.start, None if last else node.end, node.partial, kids))
+        kids = _shape(node.children, live - 1 if last else 0, starts)
+        start = node.start if starts or not last else None
+        out.append((node.tag, node.rule, start, None if last else node.end, node.partial, kids))
     return tuple(out)
 
 
@@ -199,6 +201,24 @@ GROWING = [
         + end(),
         "<s><ab >|<v>x</m><s><c><v>yy</m><s><a|<v></m><s><ab>|<v>z</m>",
     ),
+    # A marker followed by an atomic group: the group is entered (its nodes are not shown while it is open).
+    (
+        zero_or_more("<k>" + space() + atomic(tag("name", literal("key"))) + "</k>" + tag("v", until("</v>")) + "</v>")
+        + end(),
+        "<k> key</k>1</v><k>kex</k>2</v><k>\nkey</k>3</v>",
+    ),
+    # ... and a choice inside it (tool names): its alternatives in order, the first that does not fail decides.
+    (
+        zero_or_more(
+            "<k>"
+            + atomic(tag("name", choice("get_weather", "get", sequence("g", space(), "x"))))
+            + "</k>"
+            + tag("v", until("</v>"))
+            + "</v>"
+        )
+        + end(),
+        "<k>get</k>1</v><k>get_weather</k>2</v><k>g  x</k>3</v><k>gex</k>4</v>",
+    ),
     # Inside an open atomic group the nodes are not shown: a tag around a literal is followed as the literal.
     (
         zero_or_more(
@@ -214,6 +234,7 @@ GROWING = [
 
 @pytest.mark.parametrize(("parser", "text"), GROWING)
 @settings(max_examples=40, deadline=None)
+@example(cuts=[220, 1235], insert=(0, 0, 0), read=False)  # (a newline then a marker after a space at the end)
 @given(
     cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=30),
     insert=st.tuples(st.integers(min_value=0), st.integers(min_value=0), st.integers(0, 6)),
@@ -237,9 +258,11 @@ def test_extend_takes_only_text_that_lengthens_the_live_path(
             grown_end = last.end + len(grown)
             assert grown == text[last.end : grown_end] and text[grown_end:b] == growth.held
             now = parser.parse(text[:b], partial=True)
-            # The same tree, the live path's nodes (tags and starts as growth says) ending later by ``grown``.
+            # The same tree, the live path's nodes (tags and starts as growth says) ending later by ``grown``
+            # (and, after whitespace before a marker, the nodes that begin at it beginning later: ``shifts``).
             assert now.status is M and now.end == grown_end
-            assert _shape(now.nodes, len(growth.tags)) == _shape(last.nodes, len(growth.tags))
+            live = len(growth.tags)
+            assert _shape(now.nodes, live, not growth.shifts) == _shape(last.nodes, live, not growth.shifts)
             path, level = [], now.nodes
             for _ in growth.tags:
                 path.append(level[-1])
@@ -325,19 +348,105 @@ def test_extend_inside_nested_json_then_feed_gives_the_one_shot_parse() -> None:
     assert s.finish() == parser.parse(text)
 
 
-def test_extend_refuses_a_space_that_would_lengthen_a_space_before_the_marker() -> None:
+def test_result_after_reading_the_text_includes_the_text_taken_by_extend() -> None:
+    """Reading ``text`` appends the text extend() took to the machine's; the result read afterwards parses it
+    (it is not the result of the last feed)."""
+    parser = "<a>" + tag("c", until("</a>")) + "</a>"
+    s = parser.stream()
+    s.feed("<a>x")
+    assert s.extend("yz") == "yz"
+    assert s.text == "<a>xyz"
+    assert s.result == parser.parse("<a>xyz", partial=True)
+    assert s.finish() == parser.parse("<a>xyz")
+    assert s.result == parser.parse("<a>xyz")
+
+
+def test_extend_takes_whitespace_that_lengthens_the_space_leading_to_the_marker() -> None:
     """After a space that looked at the end, the marker being written starts where that space stops: a newline
-    lengthens the space (the marker moves), so it is parsed, not taken as the marker's first character."""
+    lengthens the space and the marker (and the node that begins at it) begins later. Only composites being
+    entered lie between the space and the marker, so the machine parses the newline the same way: the growth
+    takes it and says that it shifts nodes (``shifts``); a character that continues neither is refused."""
     parser = "<a>" + until("</a>") + "</a>" + space() + choice(tag("x", "\n<b>"), tag("y", "<c>")) + until("!")
     s = parser.stream()
     s.feed("<a>1</a>")
     g = s.growth()
-    assert g is not None and g.tags == ("x",) and g.starts == (8,)
-    assert s.extend("\n") is None  # the space takes it: x would start at 9
-    assert s.feed("\n") == parser.parse("<a>1</a>\n", partial=True)
+    assert g is not None and g.tags == ("x",) and g.starts == (8,) and g.literal and g.shifts
+    assert s.extend("\n") == "\n"  # the space takes it: x now starts at 9
+    assert g.starts == (9,)
+    assert s.result == parser.parse("<a>1</a>\n", partial=True)
     assert s.result is not None and s.result.nodes[-1].start == 9
     assert s.extend("<") is None  # no continuation of "\n<b>": the other alternative decides
     assert s.feed("<c>z") == parser.parse("<a>1</a>\n<c>z", partial=True)
+
+
+def test_extend_enters_an_atomic_group_after_the_marker_and_stops_before_it_closes() -> None:
+    """Text that completes a marker and stops inside the atomic group after it (a tool name being written) is
+    taken: the group shows no node while it is open. Text that completes the group is parsed (its nodes show)."""
+    parser = "<c>" + space() + '{"name": "' + atomic(tag("name", literal("get_weather"))) + '"' + tag("a", until("}"))
+    s = parser.stream()
+    s.feed('<c>{"na')
+    g = s.growth()
+    assert g is not None and g.literal and g.tags == ()
+    assert s.extend('me": "get_') == 'me": "get_'
+    assert s.result == parser.parse('<c>{"name": "get_', partial=True)
+    assert s.extend("weather") is None  # closes the group: its node shows
+    assert s.feed("weather") == parser.parse('<c>{"name": "get_weather', partial=True)
+    assert s.result is not None and s.result.nodes[0].tag == "name"
+
+
+def test_extend_runs_a_choice_inside_the_atomic_group_after_the_marker() -> None:
+    """A choice of names inside the group after a marker: text is taken while the machine would stop inside an
+    alternative (the first that does not fail), refused once one matches whole (the group would close)."""
+    parser = "<c>" + atomic(tag("name", choice("get_weather", "get", "go"))) + "</c>" + tag("a", until("!"))
+    s = parser.stream()
+    s.feed("<c")
+    assert s.extend(">ge") == ">ge"  # inside "get_weather" (the first alternative)
+    assert s.extend("t_w") == "t_w"
+    assert s.result == parser.parse("<c>get_w", partial=True)
+    assert s.extend("x") is None  # "get_wx": "get_weather" fails, "get" matches whole: the group would close
+    t = parser.stream()
+    t.feed("<c")
+    assert t.extend(">g") == ">g"
+    assert t.extend("o") is None  # "go" matches whole: the group closes
+    assert t.feed("o") == parser.parse("<c>go", partial=True)
+
+
+def test_extend_refuses_whitespace_when_a_space_and_the_marker_are_apart() -> None:
+    """When an item lies between the space that looked at the end and the marker (here an optional tag that
+    matched nothing), whitespace would lengthen the space but the path to the marker is not only entering
+    composites: the growth does not lead with the space, and text starting with whitespace is refused."""
+    parser = "<a>" + space() + optional(tag("o", "?")) + tag("x", "<b>") + until("!")
+    s = parser.stream()
+    s.feed("<a>")
+    g = s.growth()
+    assert g is None or not g.shifts
+    assert s.extend("\n<") is None
+    assert s.feed("\n<") == parser.parse("<a>\n<", partial=True)
+
+
+def test_extend_after_whitespace_taken_before_the_marker_matches_every_chunking() -> None:
+    """Whitespace then the start of a marker after a space that looked at the end (a chat format's newline
+    before its next parameter), taken by extend in any chunking, parses as one feed would."""
+    param = space() + tag("p", "<parameter=" + until(">") + ">")
+    parser = "<f>" + param + param + space() + "</f>"
+    text = "<f>\n<parameter=a>\n  <parameter=b>\n</f>"
+    s = parser.stream()
+    s.feed(text[:17])  # "<f>\n<parameter=a>": a space looked at the end, then the next marker is cut
+    g = s.growth()
+    assert g is not None and g.shifts
+    assert s.extend(text[17:24]) == "\n  <par"
+    assert s.result == parser.parse(text[:24], partial=True)
+    for cut in range(4, len(text)):
+        s = parser.stream()
+        s.feed(text[:3])
+        taken = []
+        for piece in (text[3:cut], text[cut:]):
+            if s.extend(piece) is None:
+                s.feed(piece)
+            else:
+                taken.append(piece)
+        assert s.result == parser.parse(text, partial=True), (cut, taken)
+        assert s.finish() == parser.parse(text)
 
 
 def test_extend_after_a_space_that_looked_at_the_end_is_refused_inside_a_scanner() -> None:

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
-import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +32,7 @@ from typing import Any, Literal
 
 from peg import AstNode
 
+from ._values import converted_value, encode, json_string_text, python_value, typed_value
 from .builder import (
     BLOCK,
     CONTENT,
@@ -53,9 +52,7 @@ from .builder import (
     TOOL_ID,
     TOOL_NAME,
     TOOL_OPEN,
-    VALUE_CONVERTERS,
     ToolSpec,
-    python_literal_json,
 )
 
 __all__ = [
@@ -286,67 +283,6 @@ def _scan(node: AstNode, closed: ArgCache | None = None, split: bool = False) ->
     return scan
 
 
-def _typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
-    """The JSON text of a complete XML-style value written as JSON, typed by its schema ``prop``."""
-    text = raw.strip()
-    try:
-        # json.loads(text) without its wrapper's checks: ``text`` has no white space around it to skip.
-        value, end = _decode(text)
-        if end != len(text):
-            raise json.JSONDecodeError("Extra data", text, end)
-    except json.JSONDecodeError:
-        warnings.append(f"{where}: value {text[:40]!r} is not JSON for its schema; kept as a string")
-        return _encode(raw)
-    if (type(prop) is dict or isinstance(prop, Mapping)) and prop.get("type") == "string" and type(value) is not str:
-        return _encode(raw)
-    return _json_text(value)
-
-
-def _json_text(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False)``: strings, integers, booleans and null directly (the encoder's
-    set-up costs ~5 µs per call), anything else through the encoder."""
-    kind = type(value)
-    if kind is str:
-        return _encode(value)
-    if kind is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "true" if value else "false"
-    return _dumps(value)
-
-
-def _python_value(raw: str, where: str, warnings: list[str]) -> str:
-    """The JSON text of a complete Python-literal value (kept as a string, with a warning, if it is none)."""
-    try:
-        return python_literal_json(raw)
-    except ValueError:
-        warnings.append(f"{where}: value {raw.strip()[:40]!r} is not a Python literal; kept as a string")
-        return _encode(raw)
-
-
-def _converted_value(node: AstNode, where: str, warnings: list[str]) -> str:
-    """The JSON text of a complete value in a format's own syntax (kept as a string, with a warning, if unread)."""
-    convert = VALUE_CONVERTERS[node.tag[len(TOOL_ARG_CONVERTED_VALUE) :]]
-    try:
-        return convert(node.text)
-    except ValueError:
-        warnings.append(f"{where}: value {node.text.strip()[:40]!r} could not be read; kept as a string")
-        return _encode(node.text)
-
-
-_HALF_PAIR = re.compile(r"(\\+)u[dD][89abAB][0-9a-fA-F]{2}$")
-
-
-def json_string_text(escaped: str) -> str:
-    """The text of the inside of a JSON string (a prefix: a trailing escaped high surrogate is left out)."""
-    m = _HALF_PAIR.search(escaped)
-    if m and len(m.group(1)) % 2:  # an odd run of backslashes: the last one starts the escape
-        escaped = escaped[:-6]
-    return str(json.loads('"' + escaped + '"'))
-
-
 ArgCache = dict[int, tuple[AstNode, "ToolSpec | None", str, str, tuple[str, ...], bool]]
 """Closed XML-style arguments already mapped, by ``id`` of their node: (node, tool spec, name, ``"name": value``
 text, warnings, whether the inside holds no node a call's own lookups read — name, id, arguments, closer, head,
@@ -362,23 +298,16 @@ that a growing value costs its new characters (the output only grows: the text o
 def _escaped(node: AstNode, cache: StringCache | None) -> str:
     """The JSON-escaped text of ``node`` (no quotes), from ``cache`` plus what the node gained since."""
     if cache is None:
-        return _encode(node.text)[1:-1]
+        return encode(node.text)[1:-1]
     hit = cache.get(node.start)
     if hit is not None and hit[0] <= node.end:
-        text = hit[1] + _encode(node.text_from(hit[0]))[1:-1] if hit[0] < node.end else hit[1]
+        text = hit[1] + encode(node.text_from(hit[0]))[1:-1] if hit[0] < node.end else hit[1]
     else:
-        text = _encode(node.text)[1:-1]
+        text = encode(node.text)[1:-1]
         if len(cache) > 64:
             cache.clear()
     cache[node.start] = (node.end, text)
     return text
-
-
-_encode = json.encoder.encode_basestring  # json.dumps of a str with ensure_ascii=False, without the dispatch
-# json.dumps(value, ensure_ascii=False) without building an encoder per call (json.dumps makes a new one for any
-# argument that is not a default: ~8 µs of the ~12 a closed typed value cost); same options, same text.
-_dumps = json.JSONEncoder(ensure_ascii=False).encode
-_decode = json.JSONDecoder().raw_decode  # json.loads' decoder (same options), without the per-call dispatch
 
 
 def _xml_arguments(
@@ -423,24 +352,24 @@ def _xml_arguments(
         json_node = inner[_S_JSON]
         python_node = inner[_S_PYTHON]
         converted = scan.converted
-        head = _encode(key) + ": "
+        head = encode(key) + ": "
         if converted is not None:  # a value in a syntax of the format's own: held back until complete
             if not closed:
                 parts.append(head)
                 end = _head_end(arg, scan)
                 break
-            body = _converted_value(converted, f"{where}.{key}", warnings)
+            body = converted_value(converted, f"{where}.{key}", warnings)
         elif python_node is not None:
             if not closed:
                 parts.append(head)  # the name is complete; its value is held back until it is
                 end = _head_end(arg, scan)
                 break
-            body = _python_value(python_node.text, f"{where}.{key}", warnings)
+            body = python_value(python_node.text, f"{where}.{key}", warnings)
         elif string_node is not None:
             body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
         elif json_node is not None and closed:
             prop = spec.property_schema(key) if spec else {}
-            body = _typed_value(json_node.text, prop, f"{where}.{key}", warnings)
+            body = typed_value(json_node.text, prop, f"{where}.{key}", warnings)
         else:
             break  # a JSON-typed value still being written: held back until its closer
         if closed and cache is not None:

@@ -1,28 +1,14 @@
 # Cython declarations augmenting stream.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt): the
-# stream and what it remembers of the sent message become extension types with C fields, its private steps C
-# methods. The .py file stays the reference (and what runs without a build); these declarations change no
-# behaviour.
+# stream becomes an extension type with C fields (what it remembers of the sent message: chat_formats/_sent.pxd),
+# its private steps C methods. The .py file stays the reference (and what runs without a build); these
+# declarations change no behaviour.
 # The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
 from chat_formats._incremental cimport IncrementalMapper, Step
+from chat_formats._sent cimport SentCall as _SentCall, SentText as _SentText  # (aliased, as below)
 from peg._growth cimport Growth as _Lane  # (aliased: the .py imports the Python names)
 from peg.ast cimport ParseResult as _Result
-
-@cython.final
-cdef class _SentCall:
-    cdef public object name, id
-    cdef public list parts
-    cdef public Py_ssize_t length
-    cdef public bint complete
-    cdef public tuple span, open_string
-
-@cython.final
-cdef class _SentText:
-    cdef public list parts
-    cdef public Py_ssize_t length
-
-    cpdef add(self, str text)
 
 cdef class ChatStream:
     cdef object _asm, _prefix, _failed, _finish_reason

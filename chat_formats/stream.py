@@ -44,6 +44,7 @@ from peg import Growth, ParseResult, Status
 
 from ._deltas import arguments_delta, call_start_delta, text_delta
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
+from ._sent import SentCall, SentText
 from .builder import (
     BLOCK,
     CONTENT,
@@ -74,58 +75,6 @@ class StreamClosedError(PegchatError, RuntimeError):
     """``feed``/``finish`` called after ``finish``."""
 
 
-class _SentCall:
-    """A call as sent: name, id, arguments as the pieces sent (joined when read), their length, whether sent
-    complete, and the text span the arguments were when they were written verbatim (see
-    ``MappedCall.args_span``), the span of the open string value they end with (``MappedCall.open_string``)."""
-
-    __slots__ = ("complete", "id", "length", "name", "open_string", "parts", "span")
-
-    def __init__(
-        self,
-        name: str,
-        id: str,
-        parts: list[str],
-        length: int,
-        complete: bool,
-        span: tuple[int, int],
-        open_string: tuple[int, int],
-    ) -> None:
-        self.name = name
-        self.id = id
-        self.parts = parts
-        self.length = length
-        self.complete = complete
-        self.span = span
-        self.open_string = open_string
-
-    @property
-    def arguments(self) -> str:
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
-
-
-class _SentText:
-    """A text field as sent: the pieces (joined when read) and the length."""
-
-    __slots__ = ("length", "parts")
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.length = 0
-
-    def add(self, text: str) -> None:
-        self.parts.append(text)
-        self.length += len(text)
-
-    @property
-    def text(self) -> str:
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
-
-
 class ChatStream:
     """Incremental parse of one output; see the module docstring.
 
@@ -144,9 +93,9 @@ class ChatStream:
         self.salt = new_salt()
         self._mapper = IncrementalMapper(self._asm.tools, self.salt, definition.id_position)
         self._prefix = definition.content_prefix
-        self._reasoning = _SentText()
-        self._content = _SentText()
-        self._calls: list[_SentCall] = []
+        self._reasoning = SentText()
+        self._content = SentText()
+        self._calls: list[SentCall] = []
         self._sent_warnings: list[str] = []
         self._warning_set: set[str] = set()
         self._prefix_sent = False
@@ -312,7 +261,7 @@ class ChatStream:
                 return self._first_content(target, more)
             self._reasoning.add(more)
             return [text_delta("reasoning_content", more)]
-        call: _SentCall = target
+        call: SentCall = target
         if kind == _ARGS:
             start, end = call.span
             call.span = (start, end + len(more))
@@ -547,7 +496,7 @@ class ChatStream:
             else:
                 args = call.arguments
                 sent.append(
-                    _SentCall(call.name, call.id, [args], len(args), call.complete, call.args_span, call.open_string)
+                    SentCall(call.name, call.id, [args], len(args), call.complete, call.args_span, call.open_string)
                 )
                 out.append(call_start_delta(i, call.id, call.name, call.arguments))
         if start + len(calls) < len(sent):

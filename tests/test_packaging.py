@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("gbnf_backend", "peg", "chat_formats")
 
 
-def test_wheel_contains_every_module_and_the_typing_markers(tmp_path: Path) -> None:
+def test_wheel_contains_every_module_and_rebuilds_after_an_edit(tmp_path: Path) -> None:
     # Build from a fresh copy of the sources: a stale build/ directory in the checkout would hide a missing package.
     source = tmp_path / "src"
     source.mkdir()
@@ -50,3 +50,9 @@ def test_wheel_contains_every_module_and_the_typing_markers(tmp_path: Path) -> N
         assert any(n.startswith(path + ".") and n.endswith(".so") for n in names), f"{name} not compiled in the wheel"
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "pegchat = chat_formats.cli:main" in archive.read(entry_points).decode()
+    # A rebuild in the same build folder after an edit runs Cython again beside the modules built the first time:
+    # none of them may shadow a module Cython imports (a built `peg/ast` once hid the standard library's `ast`).
+    edited = source / "peg" / "parser.py"
+    edited.write_text(edited.read_text() + "\n")
+    again = subprocess.run([*command, str(source)], capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr[-2000:]

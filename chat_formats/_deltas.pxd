@@ -1,13 +1,11 @@
 # Cython declarations augmenting _deltas.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt): the
-# builder of one model a C function, the descriptors and value templates it uses C globals (no module dict
-# look-up per delta). The .py file stays the reference (and what runs without a build); these declarations change
-# no behaviour.
+# value templates C globals (no module dict look-up per delta), and `_unvalidated.model` the C function of
+# _unvalidated_c.pxd, cimported under the name the .py imports its reference under. The .py file stays the
+# reference (and what runs without a build); these declarations change no behaviour.
 # The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
+from chat_formats cimport _unvalidated_c as _unvalidated
 
-cdef object _new, _set_dict, _set_fields, _set_extra, _set_private
 cdef dict _DELTA_VALUES, _CALL_VALUES
-
-cdef object _built(object cls, dict values, set fields_set)
 
 cpdef object text_delta(object field, str text)
 cpdef object arguments_delta(object index, str arguments)

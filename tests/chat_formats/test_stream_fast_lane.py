@@ -4,6 +4,8 @@ chunkings; and it does take most feeds of the long texts it is for."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import pytest
@@ -180,6 +182,9 @@ def test_deltas_built_without_validation_equal_validated_ones() -> None:
         assert built.delta_dict(reasoning_field="reasoning") == validated.delta_dict(reasoning_field="reasoning")
         assert built.to_chunk() == validated.to_chunk()
         assert built.model_dump_json() == validated.model_dump_json()
+        assert pickle.loads(pickle.dumps(built)) == validated
+        assert copy.deepcopy(built) == validated and built.model_copy() == validated
+        assert built.__pydantic_extra__ is None and built.__pydantic_private__ is None
         for new, old in zip(built.tool_calls, validated.tool_calls, strict=True):
             assert type(new) is DeltaToolCall and type(new.function) is DeltaFunction
             assert new.model_fields_set == old.model_fields_set

@@ -10,7 +10,7 @@ cdef class SentCall:
     cdef public list parts
     cdef public Py_ssize_t length
     cdef public bint complete
-    cdef public tuple span, open_string
+    cdef public Py_ssize_t span_start, span_end, string_start, string_end
 
 @cython.final
 cdef class SentText:
@@ -18,3 +18,5 @@ cdef class SentText:
     cdef public Py_ssize_t length
 
     cpdef add(self, str text)
+
+cdef str _joined(list parts)

@@ -11,10 +11,12 @@ __all__ = ["SentCall", "SentText"]
 
 class SentCall:
     """A call as sent: name, id, arguments as the pieces sent (joined when read), their length, whether sent
-    complete, and the text span the arguments were when they were written verbatim (see
-    ``MappedCall.args_span``), the span of the open string value they end with (``MappedCall.open_string``)."""
+    complete, and where the arguments stand in the text: ``span_start``/``span_end``, the span they were when
+    written verbatim (see ``MappedCall.args_span``), and ``string_start``/``string_end``, the span of the open
+    string value they end with (``MappedCall.open_string``); ``-1`` for none. (Four integers, not two pairs:
+    the fast lane moves an end per feed.)"""
 
-    __slots__ = ("complete", "id", "length", "name", "open_string", "parts", "span")
+    __slots__ = ("complete", "id", "length", "name", "parts", "span_end", "span_start", "string_end", "string_start")
 
     def __init__(
         self,
@@ -23,22 +25,24 @@ class SentCall:
         parts: list[str],
         length: int,
         complete: bool,
-        span: tuple[int, int],
-        open_string: tuple[int, int],
+        span_start: int,
+        span_end: int,
+        string_start: int,
+        string_end: int,
     ) -> None:
         self.name = name
         self.id = id
         self.parts = parts
         self.length = length
         self.complete = complete
-        self.span = span
-        self.open_string = open_string
+        self.span_start = span_start
+        self.span_end = span_end
+        self.string_start = string_start
+        self.string_end = string_end
 
     @property
     def arguments(self) -> str:
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
+        return _joined(self.parts)
 
 
 class SentText:
@@ -56,6 +60,14 @@ class SentText:
 
     @property
     def text(self) -> str:
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
+        return _joined(self.parts)
+
+
+def _joined(parts: list[str]) -> str:
+    """The pieces ``parts`` joined, kept joined (one piece from now on). O(their length) when there are several."""
+    if len(parts) > 1:
+        whole = "".join(parts)
+        parts.clear()
+        parts.append(whole)
+        return whole
+    return parts[0] if parts else ""

@@ -5,6 +5,7 @@
 # The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
+from chat_formats cimport _deltas  # (the builders' C functions: the .py imports the module under this name)
 from chat_formats._incremental cimport IncrementalMapper, Step
 from chat_formats._sent cimport SentCall as _SentCall, SentText as _SentText  # (aliased, as below)
 from peg._growth cimport Growth as _Lane  # (aliased: the .py imports the Python names)
@@ -15,21 +16,24 @@ cdef class ChatStream:
     cdef public object reasoning_field, salt, _peg, _fast
     cdef IncrementalMapper _mapper
     cdef _SentText _reasoning, _content
-    cdef list _calls, _sent_warnings, _synced, _after_failure, _warnings
+    cdef list _calls, _sent_warnings, _after_failure, _warnings
     cdef set _warning_set
     cdef bint _prefix_sent, _role_sent, _failed_whole, _finished
+    cdef bint _synced_reasoning, _synced_content, _synced_calls
     cdef public bint _fast_lane
     cdef tuple _tails
 
     @cython.locals(result=_Result)
     cdef list _ordinary(self, object delta)
-    @cython.locals(at=Py_ssize_t, kind=Py_ssize_t, sent=_SentCall, synced=list, growth_=_Lane, plan=tuple)
+    @cython.locals(
+        at=Py_ssize_t, kind=Py_ssize_t, sent=_SentCall, growth_=_Lane, plan=tuple, begin=Py_ssize_t, end=Py_ssize_t
+    )
     cdef _arm(self, _Result result)
     @cython.locals(kind=Py_ssize_t, tail=list, start=Py_ssize_t, end=Py_ssize_t, call=_SentCall)
     cdef list _emit_extension(self, tuple fast, str more)
     cdef list _first_content(self, tuple target, str more)
     cdef str _grow(self, str field, str old, str new)
-    @cython.locals(synced=list, out=list, old_r=list, old_c=list, tail_r=list, tail_c=list, new_r=list, new_c=list)
+    @cython.locals(out=list, old_r=list, old_c=list, tail_r=list, tail_c=list, new_r=list, new_c=list)
     cdef list _emit_step(self, Step step, str src)
     cdef list _text_step(self, Step step, object fast_r, object fast_c, str src)
     cdef list _emit_full(self, object new, bint final=*)
@@ -42,9 +46,8 @@ cdef class ChatStream:
     )
     cdef _add_warnings(self, object warnings)
     @cython.locals(
-        sent=list, synced=bint, i=Py_ssize_t, j=Py_ssize_t, old=_SentCall, span=tuple, value=tuple, complete=bint,
-        begin=Py_ssize_t, end=Py_ssize_t, was_begin=Py_ssize_t, was_end=Py_ssize_t, value_begin=Py_ssize_t,
-        value_end=Py_ssize_t, was_value_begin=Py_ssize_t, was_value_end=Py_ssize_t
+        sent=list, synced=bint, i=Py_ssize_t, j=Py_ssize_t, old=_SentCall, complete=bint, begin=Py_ssize_t,
+        end=Py_ssize_t, was_end=Py_ssize_t, value_begin=Py_ssize_t, value_end=Py_ssize_t, was_value_end=Py_ssize_t
     )
     cdef _call_deltas(self, list out, list calls, Py_ssize_t start, str source)
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from gbnf_backend import PegchatError
 from peg import Growth, ParseResult, Status
 
-from ._deltas import arguments_delta, call_start_delta, text_delta
+from . import _deltas
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
 from ._sent import SentCall, SentText
 from .builder import (
@@ -101,7 +101,7 @@ class ChatStream:
         self._prefix_sent = False
         self._role_sent = False
         # The fast diff: each field "synced" (sent == the last feed's whole field), and the last unsettled tails.
-        self._synced = [True, True, True]  # reasoning, content, calls
+        self._synced_reasoning = self._synced_content = self._synced_calls = True
         self._tails: tuple[list[Piece], list[Piece]] = ([], [])
         self._failed: Fallback | None = None
         self._failed_whole = False  # after a failure: the content was sent whole (it grows by the new text)
@@ -215,34 +215,34 @@ class ChatStream:
             return
         if kind < 0 or growth_.literal:
             return  # (a literal's text would show in the node that shows text)
-        grown = (growth_.starts[at], result.end)
-        synced = self._synced
+        begin: int = growth_.starts[at]
+        end: int = result.end  # the node that grows spans (begin, end)
         if kind == _CONTENT:
             tail = self._tails[1]
-            if not tail or tail[-1] != grown:
+            if not tail or tail[-1] != (begin, end):
                 return
             if self._content.length:
-                if synced[1]:
+                if self._synced_content:
                     self._fast = (_CONTENT, tail)
             elif not self._prefix_sent:
                 # Nothing sent yet: all of the content so far is '' (in sync) or whitespace held back (the
                 # only way an unsent content is out of sync); the lane's first growth decides.
-                held = "" if synced[1] else join([*self._mapper.content, *tail], self._peg.text)
+                held = "" if self._synced_content else join([*self._mapper.content, *tail], self._peg.text)
                 self._fast = (_NEW_CONTENT, (tail, held))
         elif kind == _REASONING:
             tail = self._tails[0]
-            if synced[0] and tail and tail[-1] == grown:
+            if self._synced_reasoning and tail and tail[-1] == (begin, end):
                 self._fast = (_REASONING, tail)
-        elif synced[2]:
+        elif self._synced_calls:
             if not self._calls or self._calls[-1].complete:
                 # A call after every sent one: not published (its id may still come), and the growth of its
                 # arguments cannot publish it (what could — its id, its end — is not inside them).
                 self._fast = (_SILENT, None)
                 return
             sent = self._calls[-1]
-            if kind == _ARGS and sent.span == grown:
+            if kind == _ARGS and sent.span_start == begin and sent.span_end == end:
                 self._fast = (_ARGS, sent)
-            elif kind == _STRING and sent.open_string == grown:
+            elif kind == _STRING and sent.string_start == begin and sent.string_end == end:
                 self._fast = (_STRING, sent)
 
     def _emit_extension(self, fast: tuple[int, Any], more: str) -> list[ChatDelta]:
@@ -256,23 +256,21 @@ class ChatStream:
             tail[-1] = (start, end + len(more))
             if kind == _CONTENT:
                 self._content.add(more)
-                return [text_delta("content", more)]
+                return [_deltas.text_delta("content", more)]
             if kind == _NEW_CONTENT:
                 return self._first_content(target, more)
             self._reasoning.add(more)
-            return [text_delta("reasoning_content", more)]
+            return [_deltas.text_delta("reasoning_content", more)]
         call: SentCall = target
         if kind == _ARGS:
-            start, end = call.span
-            call.span = (start, end + len(more))
+            call.span_end += len(more)
             grown = more
         else:
-            start, end = call.open_string
-            call.open_string = (start, end + len(more))
+            call.string_end += len(more)
             grown = _json_body(more)
         call.parts.append(grown)
         call.length += len(grown)
-        return [arguments_delta(len(self._calls) - 1, grown)]
+        return [_deltas.arguments_delta(len(self._calls) - 1, grown)]
 
     def _first_content(self, target: tuple[list[tuple[int, int]], str], more: str) -> list[ChatDelta]:
         """The lane's growth of a content of which nothing was sent: ``target`` is the tail whose last span grows
@@ -283,16 +281,16 @@ class ChatStream:
         held += more
         prefix = self._prefix
         if not (prefix + held).strip() and not self._asm.options.keep_blank_content:
-            self._synced[1] = False
+            self._synced_content = False
             self._fast = (_NEW_CONTENT, (tail, held))
             return []
-        self._synced[1] = True
+        self._synced_content = True
         self._fast = (_CONTENT, tail)
         self._content.add(held)
         if prefix:
             self._prefix_sent = True
             held = prefix + held
-        return [text_delta("content", held)]
+        return [_deltas.text_delta("content", held)]
 
     # --- diffing -------------------------------------------------------------------------------------------------
     def _grow(self, field: str, old: str, new: str) -> str:
@@ -310,7 +308,6 @@ class ChatStream:
             return []  # the mapped message is the previous feed's, which was sent (see Step.changed)
         old_r, old_c = self._tails
         tail_r, tail_c = step.tail_reasoning, step.tail_content
-        synced = self._synced
         self._tails = (tail_r, tail_c)
         if (
             not (old_r or old_c or tail_r or tail_c or step.settled_reasoning or step.settled_content)
@@ -327,9 +324,9 @@ class ChatStream:
             # What was sent after the cursor this step starts from: what it dropped, then the last tail.
             if step.rolled_back:
                 old_r, old_c = step.dropped_reasoning + old_r, step.dropped_content + old_c
-            fast_r = growth(old_r, new_r, src) if synced[0] else None
+            fast_r = growth(old_r, new_r, src) if self._synced_reasoning else None
             fast_c = None
-            if synced[1]:
+            if self._synced_content:
                 if self._content.length or self._prefix_sent:
                     fast_c = growth(old_c, new_c, src)
                 elif not new_c and not old_c and not step.rolled_back:
@@ -338,7 +335,7 @@ class ChatStream:
                 out = []  # both texts known unchanged (and in sync): no text delta, no prefix
             else:
                 out = self._text_step(step, fast_r, fast_c, src)
-        if synced[2]:
+        if self._synced_calls:
             if step.calls or len(self._calls) > step.first_call:  # else: no call before or after the cursor
                 self._call_deltas(out, step.calls, step.first_call, src)
         else:
@@ -369,7 +366,8 @@ class ChatStream:
         )
         self._call_deltas(out, new.calls, 0, "")
         self._add_warnings(new.warnings)
-        self._synced = [False, False, False]  # the tails describe no feed now: the next step diffs in full
+        # The tails describe no feed now: the next step diffs in full.
+        self._synced_reasoning = self._synced_content = self._synced_calls = False
         failed = self._failed
         if failed is not None and failed.warning in self._warning_set and self._content.text == new.content:
             # Sent whole, tail warning included: from now on the content grows by exactly the new text.
@@ -406,12 +404,12 @@ class ChatStream:
         if grown is None:
             whole = reasoning()
             grown = self._grow("reasoning", self._reasoning.text, whole)
-            self._synced[0] = whole.startswith(self._reasoning.text)
+            self._synced_reasoning = whole.startswith(self._reasoning.text)
         else:
-            self._synced[0] = True
+            self._synced_reasoning = True
         if grown:
             self._reasoning.add(grown)
-            out.append(text_delta("reasoning_content", grown))
+            out.append(_deltas.text_delta("reasoning_content", grown))
         grown = fast_content
         if grown is None:
             full = content()
@@ -434,9 +432,9 @@ class ChatStream:
             ):
                 grown = ""
                 synced = not full
-            self._synced[1] = synced
+            self._synced_content = synced
         else:
-            self._synced[1] = True
+            self._synced_content = True
         if self._prefix and not self._prefix_sent and (grown or final):
             self._prefix_sent = True
             self._content.add(grown)
@@ -444,7 +442,7 @@ class ChatStream:
         elif grown:
             self._content.add(grown)
         if grown:
-            out.append(text_delta("content", grown))
+            out.append(_deltas.text_delta("content", grown))
         return out
 
     def _add_warnings(self, warnings: Sequence[str]) -> None:
@@ -470,14 +468,12 @@ class ChatStream:
                 complete = call.complete
                 if old.complete and complete:
                     continue  # sent whole: a complete call never changes
-                span, value = call.args_span, call.open_string
-                begin, end = span
-                was_begin, was_end = old.span
-                value_begin, value_end = value
-                was_value_begin, was_value_end = old.open_string
-                if source and begin >= 0 and was_begin == begin and was_end <= end:
+                begin, end = call.args_span
+                value_begin, value_end = call.open_string
+                was_end, was_value_end = old.span_end, old.string_end
+                if source and begin >= 0 and old.span_start == begin and was_end <= end:
                     grown = source[was_end:end]  # the output only grows: a longer span extends
-                elif source and value_begin >= 0 and was_value_begin == value_begin and was_value_end <= value_end:
+                elif source and value_begin >= 0 and old.string_start == value_begin and was_value_end <= value_end:
                     grown = _json_body(source[was_value_end:value_end])  # the same value, longer
                 else:
                     old_args, new_args = old.arguments, call.arguments
@@ -489,20 +485,22 @@ class ChatStream:
                 if grown:
                     old.parts.append(grown)
                     old.length += len(grown)
-                    out.append(arguments_delta(i, grown))
+                    out.append(_deltas.arguments_delta(i, grown))
                 old.complete = complete
-                old.span = span
-                old.open_string = value
+                old.span_start, old.span_end = begin, end
+                old.string_start, old.string_end = value_begin, value_end
             else:
                 args = call.arguments
+                begin, end = call.args_span
+                value_begin, value_end = call.open_string
                 sent.append(
-                    SentCall(call.name, call.id, [args], len(args), call.complete, call.args_span, call.open_string)
+                    SentCall(call.name, call.id, [args], len(args), call.complete, begin, end, value_begin, value_end)
                 )
-                out.append(call_start_delta(i, call.id, call.name, call.arguments))
+                out.append(_deltas.call_start_delta(i, call.id, call.name, call.arguments))
         if start + len(calls) < len(sent):
             self._grow("tool calls", "x" * len(sent), "x" * (start + len(calls)) + "\x00")
             synced = False
-        self._synced[2] = synced
+        self._synced_calls = synced
 
 
 _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT = range(6)

@@ -19,4 +19,4 @@ cdef class SentText:
 
     cpdef add(self, str text)
 
-cdef str _joined(list parts)
+cpdef str joined(list parts)

@@ -6,7 +6,7 @@ each call as the pieces sent (joined only when read). Compiled, both are extensi
 
 from __future__ import annotations
 
-__all__ = ["SentCall", "SentText"]
+__all__ = ["SentCall", "SentText", "joined"]
 
 
 class SentCall:
@@ -42,7 +42,7 @@ class SentCall:
 
     @property
     def arguments(self) -> str:
-        return _joined(self.parts)
+        return joined(self.parts)
 
 
 class SentText:
@@ -60,11 +60,12 @@ class SentText:
 
     @property
     def text(self) -> str:
-        return _joined(self.parts)
+        return joined(self.parts)
 
 
-def _joined(parts: list[str]) -> str:
-    """The pieces ``parts`` joined, kept joined (one piece from now on). O(their length) when there are several."""
+def joined(parts: list[str]) -> str:
+    """The pieces ``parts`` (of a sent text or a sent call's arguments) joined, and kept joined: one piece from now
+    on. O(their length) when there are several."""
     if len(parts) > 1:
         whole = "".join(parts)
         parts.clear()

@@ -7,7 +7,7 @@ cimport cython
 
 from chat_formats cimport _deltas  # (the builders' C functions: the .py imports the module under this name)
 from chat_formats._incremental cimport IncrementalMapper, Step
-from chat_formats._sent cimport SentCall as _SentCall, SentText as _SentText  # (aliased, as below)
+from chat_formats._sent cimport SentCall as _SentCall, SentText as _SentText, joined  # (aliased, as below)
 from peg._growth cimport Growth as _Lane  # (aliased: the .py imports the Python names)
 from peg.ast cimport ParseResult as _Result
 
@@ -47,7 +47,8 @@ cdef class ChatStream:
     cdef _add_warnings(self, object warnings)
     @cython.locals(
         sent=list, synced=bint, i=Py_ssize_t, j=Py_ssize_t, old=_SentCall, complete=bint, begin=Py_ssize_t,
-        end=Py_ssize_t, was_end=Py_ssize_t, value_begin=Py_ssize_t, value_end=Py_ssize_t, was_value_end=Py_ssize_t
+        end=Py_ssize_t, was_end=Py_ssize_t, value_begin=Py_ssize_t, value_end=Py_ssize_t, was_value_end=Py_ssize_t,
+        old_args=str, new_args=str, grown=str, args=str
     )
     cdef _call_deltas(self, list out, list calls, Py_ssize_t start, str source)
 

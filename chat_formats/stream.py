@@ -44,7 +44,7 @@ from peg import Growth, ParseResult, Status
 
 from . import _deltas
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
-from ._sent import SentCall, SentText
+from ._sent import SentCall, SentText, joined
 from .builder import (
     BLOCK,
     CONTENT,
@@ -476,7 +476,7 @@ class ChatStream:
                 elif source and value_begin >= 0 and old.string_start == value_begin and was_value_end <= value_end:
                     grown = _json_body(source[was_value_end:value_end])  # the same value, longer
                 else:
-                    old_args, new_args = old.arguments, call.arguments
+                    old_args, new_args = joined(old.parts), call.arguments
                     if not new_args.startswith(old_args):
                         self._grow(f"tool call {i} arguments", old_args, new_args)  # records the warning
                         synced = False
@@ -490,13 +490,13 @@ class ChatStream:
                 old.span_start, old.span_end = begin, end
                 old.string_start, old.string_end = value_begin, value_end
             else:
-                args = call.arguments
+                name, call_id, args = call.name, call.id, call.arguments
                 begin, end = call.args_span
                 value_begin, value_end = call.open_string
                 sent.append(
-                    SentCall(call.name, call.id, [args], len(args), call.complete, begin, end, value_begin, value_end)
+                    SentCall(name, call_id, [args], len(args), call.complete, begin, end, value_begin, value_end)
                 )
-                out.append(_deltas.call_start_delta(i, call.id, call.name, call.arguments))
+                out.append(_deltas.call_start_delta(i, call_id, name, args))
         if start + len(calls) < len(sent):
             self._grow("tool calls", "x" * len(sent), "x" * (start + len(calls)) + "\x00")
             synced = False

@@ -21,7 +21,7 @@ cdef class ChatStream:
     cdef bint _prefix_sent, _role_sent, _failed_whole, _finished
     cdef bint _synced_reasoning, _synced_content, _synced_calls
     cdef public bint _fast_lane
-    cdef tuple _tails
+    cdef list _tail_reasoning, _tail_content
 
     @cython.locals(result=_Result)
     cdef list _ordinary(self, object delta)

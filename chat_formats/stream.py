@@ -102,7 +102,8 @@ class ChatStream:
         self._role_sent = False
         # The fast diff: each field "synced" (sent == the last feed's whole field), and the last unsettled tails.
         self._synced_reasoning = self._synced_content = self._synced_calls = True
-        self._tails: tuple[list[Piece], list[Piece]] = ([], [])
+        self._tail_reasoning: list[Piece] = []
+        self._tail_content: list[Piece] = []
         self._failed: Fallback | None = None
         self._failed_whole = False  # after a failure: the content was sent whole (it grows by the new text)
         self._after_failure: list[str] = []  # text fed after the failure (peg is not fed any more)
@@ -218,7 +219,7 @@ class ChatStream:
         begin: int = growth_.starts[at]
         end: int = result.end  # the node that grows spans (begin, end)
         if kind == _CONTENT:
-            tail = self._tails[1]
+            tail = self._tail_content
             if not tail or tail[-1] != (begin, end):
                 return
             if self._content.length:
@@ -230,7 +231,7 @@ class ChatStream:
                 held = "" if self._synced_content else join([*self._mapper.content, *tail], self._peg.text)
                 self._fast = (_NEW_CONTENT, (tail, held))
         elif kind == _REASONING:
-            tail = self._tails[0]
+            tail = self._tail_reasoning
             if self._synced_reasoning and tail and tail[-1] == (begin, end):
                 self._fast = (_REASONING, tail)
         elif self._synced_calls:
@@ -306,9 +307,9 @@ class ChatStream:
         """The deltas of one feed's incremental mapping of the output ``src`` (see the module docstring)."""
         if not step.changed and self._role_sent:
             return []  # the mapped message is the previous feed's, which was sent (see Step.changed)
-        old_r, old_c = self._tails
+        old_r, old_c = self._tail_reasoning, self._tail_content
         tail_r, tail_c = step.tail_reasoning, step.tail_content
-        self._tails = (tail_r, tail_c)
+        self._tail_reasoning, self._tail_content = tail_r, tail_c
         if (
             not (old_r or old_c or tail_r or tail_c or step.settled_reasoning or step.settled_content)
             and not step.rolled_back

@@ -2,14 +2,15 @@
 # `from chat_formats cimport _unvalidated_c as _unvalidated`, so that `_unvalidated.model(...)` in _deltas.py is
 # this inline C function once compiled, and the .py's function otherwise). A declarations-only module: nothing is
 # built from it; its code is compiled into the module that cimports it. It makes the same object as the .py: the
-# instance `object.__new__(cls)` makes, then its dict and pydantic's three slots set by CPython's generic setters
-# (what `object.__setattr__` calls, as pydantic's `model_construct` does), with no Python-level call.
-from cpython.object cimport PyObject_GenericSetAttr, PyObject_GenericSetDict
+# instance `object.__new__(cls)` makes, its dict set as the `__dict__` descriptor sets it, and pydantic's three
+# slots set by calling their descriptors' setters (as `object.__setattr__` does, and pydantic's `model_construct`
+# through it), with no Python-level call.
+from cpython.object cimport PyObject_GenericSetDict
 
 cdef extern from *:
     """
     /* `object.__new__(cls)` for a concrete class that inherits object's allocation. On CPython 3.11 that is the
-       type's allocation plus an empty instance dict (which model() replaces at once): the allocation alone. */
+       type's allocation plus an empty instance dict (which the caller replaces at once): the allocation alone. */
     static PyObject *pegchat_new_instance(PyObject *cls) {
         PyTypeObject *type = (PyTypeObject *)cls;
     #if PY_VERSION_HEX < 0x030C0000
@@ -23,13 +24,40 @@ cdef extern from *:
         Py_DECREF(no_args);
         return obj;
     }
+
+    /* pydantic's three instance slots (every model inherits them from BaseModel): their descriptors, found once
+       in the first model class's MRO. A descriptor's setter checks that the instance is of its class. */
+    static PyObject *pegchat_slot_descriptors[3];
+
+    static int pegchat_set_slots(PyObject *cls, PyObject *obj, PyObject *fields_set) {
+        static const char *names[3] = {"__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"};
+        PyObject *values[3] = {fields_set, Py_None, Py_None};
+        for (int i = 0; i < 3; i++) {
+            PyObject *descr = pegchat_slot_descriptors[i];
+            if (descr == NULL) {
+                PyObject *name = PyUnicode_InternFromString(names[i]);
+                if (name == NULL)
+                    return -1;
+                descr = _PyType_Lookup((PyTypeObject *)cls, name);  /* (a borrowed reference) */
+                Py_DECREF(name);
+                if (descr == NULL || Py_TYPE(descr)->tp_descr_set == NULL) {
+                    PyErr_Format(PyExc_TypeError, "%R has no instance slot %s", cls, names[i]);
+                    return -1;
+                }
+                Py_INCREF(descr);
+                pegchat_slot_descriptors[i] = descr;
+            }
+            if (Py_TYPE(descr)->tp_descr_set(descr, obj, values[i]) < 0)
+                return -1;
+        }
+        return 0;
+    }
     """
     object pegchat_new_instance(object cls)
+    int pegchat_set_slots(object cls, object obj, set fields_set) except -1
 
 cdef inline object model(object cls, dict values, set fields_set):
     obj = pegchat_new_instance(cls)
     PyObject_GenericSetDict(obj, values, NULL)
-    PyObject_GenericSetAttr(obj, "__pydantic_fields_set__", fields_set)
-    PyObject_GenericSetAttr(obj, "__pydantic_extra__", None)
-    PyObject_GenericSetAttr(obj, "__pydantic_private__", None)
+    pegchat_set_slots(cls, obj, fields_set)
     return obj

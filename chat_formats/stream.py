@@ -216,8 +216,8 @@ class ChatStream:
             return
         if kind < 0 or growth_.literal:
             return  # (a literal's text would show in the node that shows text)
-        begin: int = growth_.starts[at]
-        end: int = result.end  # the node that grows spans (begin, end)
+        begin = growth_.starts[at]
+        end = result.end  # the node that grows spans (begin, end)
         if kind == _CONTENT:
             tail = self._tail_content
             if not tail or tail[-1] != (begin, end):

@@ -25,8 +25,9 @@ cdef extern from *:
         return obj;
     }
 
-    /* pydantic's three instance slots (every model inherits them from BaseModel): their descriptors, found once
-       in the first model class's MRO. A descriptor's setter checks that the instance is of its class. */
+    /* pydantic's three instance slots (every model inherits them from BaseModel): their descriptors, read once
+       from the first model class (a slot's descriptor read from a class is the descriptor itself). A
+       descriptor's setter checks that the instance is of its class. */
     static PyObject *pegchat_slot_descriptors[3];
 
     static int pegchat_set_slots(PyObject *cls, PyObject *obj, PyObject *fields_set) {
@@ -35,17 +36,15 @@ cdef extern from *:
         for (int i = 0; i < 3; i++) {
             PyObject *descr = pegchat_slot_descriptors[i];
             if (descr == NULL) {
-                PyObject *name = PyUnicode_InternFromString(names[i]);
-                if (name == NULL)
+                descr = PyObject_GetAttrString(cls, names[i]);
+                if (descr == NULL)
                     return -1;
-                descr = _PyType_Lookup((PyTypeObject *)cls, name);  /* (a borrowed reference) */
-                Py_DECREF(name);
-                if (descr == NULL || Py_TYPE(descr)->tp_descr_set == NULL) {
+                if (Py_TYPE(descr)->tp_descr_set == NULL) {
                     PyErr_Format(PyExc_TypeError, "%R has no instance slot %s", cls, names[i]);
+                    Py_DECREF(descr);
                     return -1;
                 }
-                Py_INCREF(descr);
-                pegchat_slot_descriptors[i] = descr;
+                pegchat_slot_descriptors[i] = descr;  /* (kept for the life of the process) */
             }
             if (Py_TYPE(descr)->tp_descr_set(descr, obj, values[i]) < 0)
                 return -1;

@@ -4,6 +4,9 @@
 # The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
+from cpython.sequence cimport PySequence_Fast_ITEMS as _items  # (these two: see _common_prefix)
+from libc.string cimport memcmp as _memcmp
+from chat_formats.mapper cimport OpenCall, map_call  # (map_call called as a C function)
 from peg.ast cimport AstNode as Node
 
 @cython.final
@@ -24,8 +27,9 @@ cdef class _Frame:
     cdef public list marks
 
 cdef bint _COMPILED
+cdef Py_ssize_t _POINTER_SIZE
 
-@cython.locals(i=Py_ssize_t, j=Py_ssize_t)
+@cython.locals(j=Py_ssize_t, same=bint)
 cpdef Py_ssize_t _common_prefix(tuple new, tuple old, Py_ssize_t k)
 
 @cython.final
@@ -33,6 +37,7 @@ cdef class IncrementalMapper:
     cdef public object tools, salt, id_position
     cdef public list frames, reasoning, content, calls, warnings
     cdef dict _args, _strings
+    cdef OpenCall _open
     cdef Py_ssize_t _last_first
     cdef list _last_calls, _last_warnings
     cdef tuple _last_tails

@@ -13,6 +13,7 @@ cdef Py_ssize_t _S_ID, _S_ARGS, _S_CLOSE, _S_ARG_NAME, _S_ARG_OPEN, _S_ARG_CLOSE
 cdef Py_ssize_t _CALL_SLOTS, _V_NAME, _V_ARG_NAME, _NSLOTS
 cdef list _NO_CALL_SLOTS
 cdef dict _NO_SCANS
+cdef bint _COMPILED
 
 cdef long _tag_kind(str tag) except -1
 
@@ -32,6 +33,21 @@ cdef class _Below:
     cdef _walk(self, Node node, dict closed, bint split)
     cpdef object value(self, Py_ssize_t slot)
 
+@cython.final
+cdef class OpenCall:
+    cdef public Py_ssize_t start, index, end, call_end
+    cdef public bint complete
+    cdef public object name_from, name, spec, generated, id_from, call_id, call, arguments, span, open_string
+    cdef public object last_id
+    cdef public list args, warnings
+    cdef public str text
+    cdef public set seen
+
+    cpdef reset(self, Py_ssize_t start, Py_ssize_t index, object name_from, object name, object spec)
+
+@cython.locals(i=Py_ssize_t)
+cdef void _push_reversed(list todo, tuple items) except *
+
 @cython.locals(scan=_Below)
 cdef _Below _scan(Node node, dict closed=*, bint split=*)
 
@@ -40,10 +56,11 @@ cdef str _escaped(Node node, dict cache)
 
 @cython.locals(
     parts=list, seen=set, end=Py_ssize_t, hit=tuple, before=Py_ssize_t, scan=_Below, closed=bint, plain=bint,
-    arg=Node, inner=list
+    arg=Node, inner=list, args=list, known=list, done=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t
 )
 cdef tuple _xml_arguments(
-    _Below below, object spec, bint complete, list warnings, dict cache=*, dict strings=*, _Below first_scan=*
+    _Below below, object spec, bint complete, list warnings, dict cache=*, dict strings=*, _Below first_scan=*,
+    OpenCall memo=*
 )
 
 cdef Py_ssize_t _head_end(Node arg, _Below scan) except? -2
@@ -51,7 +68,7 @@ cdef Py_ssize_t _head_end(Node arg, _Below scan) except? -2
 @cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t)
 cpdef object map_call(
     Node node, object tools, object salt, Py_ssize_t index, object id_position, bint final, list warnings,
-    dict arg_cache=*, dict string_cache=*
+    dict arg_cache=*, dict string_cache=*, OpenCall memo=*
 )
 
 @cython.locals(hit=tuple, scan=_Below)

@@ -28,6 +28,7 @@ import hashlib
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import FunctionType
 from typing import Any, Literal
 
 from peg import AstNode
@@ -61,6 +62,7 @@ __all__ = [
     "IdPosition",
     "MappedCall",
     "MappedMessage",
+    "OpenCall",
     "StringCache",
     "frontier",
     "generated_id",
@@ -209,7 +211,11 @@ class _Below:
         nested = False
         scans = {} if split else _NO_SCANS
         self.scans = scans
-        todo = list(node.children[::-1])
+        todo: list[AstNode] = []
+        if _COMPILED:
+            _push_reversed(todo, node.children)
+        else:
+            todo.extend(node.children[::-1])
         kinds = _TAG_KINDS
         while todo:
             n = todo.pop()
@@ -219,7 +225,10 @@ class _Below:
                 kind = _tag_kind(tag)
             if not kind:  # most nodes (rules, markers): nothing to record
                 if n.children:
-                    todo.extend(n.children[::-1])
+                    if _COMPILED:
+                        _push_reversed(todo, n.children)
+                    else:
+                        todo.extend(n.children[::-1])
                 continue
             if kind & _READ:
                 slot = (kind >> 8) & 255
@@ -262,7 +271,10 @@ class _Below:
             elif converted is None and kind & _CONVERTED:
                 converted = n
             if n.children:
-                todo.extend(n.children[::-1])
+                if _COMPILED:
+                    _push_reversed(todo, n.children)
+                else:
+                    todo.extend(n.children[::-1])
         self.first = first
         self.args = args
         self.converted = converted
@@ -274,6 +286,15 @@ class _Below:
         value of the first implied ``tag=value``, whichever comes first; None if there is neither."""
         v = self.first[slot]
         return v if v is None or type(v) is str else v.text
+
+
+def _push_reversed(todo: list[AstNode], items: tuple[AstNode, ...]) -> None:
+    """``todo.extend(items[::-1])`` without making the reversed tuple: compiled, a C loop (interpreted, the slice
+    is cheaper, and the walk uses it instead)."""
+    i = len(items)
+    while i:
+        i -= 1
+        todo.append(items[i])
 
 
 def _scan(node: AstNode, closed: ArgCache | None = None, split: bool = False) -> _Below:
@@ -293,6 +314,81 @@ only the open argument of the open call."""
 StringCache = dict[int, tuple[int, str]]
 """XML-style string values by start offset: (end, the JSON-escaped text up to that end). A stream passes one so
 that a growing value costs its new characters (the output only grows: the text of a span never changes)."""
+
+
+class OpenCall:
+    """What :func:`map_call` learnt of a stream's open call, so that the next feed re-reads only what can have
+    changed: the call at ``start`` with index ``index`` is named ``name`` (from ``name_from``, the node or implied
+    value the walk found first), has the tool spec ``spec`` and, once asked for, the generated id ``generated``
+    (None until then); its id node ``id_from`` (None: none seen yet) reads ``call_id``. ``call``: the call last
+    mapped (None: none yet), whose other fields are copied in ``arguments``, ``call_end``, ``complete``, ``last_id``,
+    ``span``, ``open_string`` (compared without reading the call's attributes). ``args``: its first
+    closed XML-style arguments in order (the very nodes), whose ``"name": value`` texts joined by ``", "`` are
+    ``text``, with their keys ``seen``, their warnings ``warnings`` and the end of the last ``end``.
+
+    A feed whose walk finds the same name source and the same argument nodes first reuses all of it (nodes are
+    never changed in place, so the same node maps to the same fields); anything else starts the memo again."""
+
+    __slots__ = (
+        "args",
+        "arguments",
+        "call",
+        "call_end",
+        "call_id",
+        "complete",
+        "end",
+        "generated",
+        "id_from",
+        "index",
+        "last_id",
+        "name",
+        "name_from",
+        "open_string",
+        "seen",
+        "span",
+        "spec",
+        "start",
+        "text",
+        "warnings",
+    )
+
+    def __init__(self) -> None:
+        self.start = -1
+        self.index = -1
+        self.name_from: AstNode | str | None = None
+        self.name = ""
+        self.spec: ToolSpec | None = None
+        self.generated: str | None = None
+        self.id_from: AstNode | None = None
+        self.call_id = ""
+        self.call: MappedCall | None = None
+        self.arguments = ""
+        self.call_end = -1
+        self.complete = False
+        self.last_id = ""
+        self.span = self.open_string = (-1, -1)
+        self.args: list[AstNode] = []
+        self.text = ""
+        self.seen: set[str] = set()
+        self.warnings: list[str] = []
+        self.end = -1
+
+    def reset(self, start: int, index: int, name_from: AstNode | str, name: str, spec: ToolSpec | None) -> None:
+        """Start the memo again for the call at ``start`` (index ``index``) named ``name`` (read from
+        ``name_from``)."""
+        self.start = start
+        self.index = index
+        self.name_from = name_from
+        self.name = name
+        self.spec = spec
+        self.generated = None
+        self.id_from = None
+        self.call = None
+        self.args = []
+        self.text = ""
+        self.seen = set()
+        self.warnings = []
+        self.end = -1
 
 
 def _escaped(node: AstNode, cache: StringCache | None) -> str:
@@ -318,78 +414,113 @@ def _xml_arguments(
     cache: ArgCache | None = None,
     strings: StringCache | None = None,
     first_scan: _Below | None = None,
+    memo: OpenCall | None = None,
 ) -> tuple[str, int, tuple[int, int]]:
     """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams), the
     offset up to which that text represents the call's text (-1: no argument yet) and the span of the open
     string value the text ends with (see :attr:`MappedCall.open_string`); ``cache``: see :data:`ArgCache`,
-    ``strings``: :data:`StringCache`; ``first_scan``: the walk of the first argument, if done already."""
+    ``strings``: :data:`StringCache`; ``first_scan``: the walk of the first argument, if done already;
+    ``memo``: the call's :class:`OpenCall` (its closed arguments are taken from it when they are the first
+    arguments still, and the arguments that closed since are added to it; not used for a complete call)."""
     parts: list[str] = []
-    seen: set[str] = set()
     where = spec.name if spec else "tool call"
     end = -1
     open_string = (-1, -1)
-    for arg in below.args:
+    args = below.args
+    done = 0  # the arguments taken from the memo
+    if memo is not None and not complete:
+        known = memo.args
+        done = len(known)
+        if done and len(args) >= done and args[done - 1] is known[done - 1]:
+            i = 0
+            while i < done - 1 and args[i] is known[i]:
+                i += 1
+            if i < done - 1:
+                done = 0
+        else:
+            done = 0
+        if done:
+            parts.append(memo.text)
+            warnings.extend(memo.warnings)
+            end = memo.end
+        elif known:
+            memo.args, memo.text, memo.seen, memo.warnings, memo.end = [], "", set(), [], -1
+        seen = memo.seen
+    else:
+        memo = None
+        seen = set()
+    for j in range(done, len(args)):
+        arg = args[j]
+        before = len(warnings)
         hit = cache.get(id(arg)) if cache is not None else None
         if hit is not None and hit[0] is arg and hit[1] is spec:
-            _, _, done, part, value_warnings, _plain = hit
+            _, _, key, part, value_warnings, _plain = hit
             warnings.extend(value_warnings)
-            if done in seen:
-                warnings.append(f"{where}: argument {done!r} given twice (the last one wins)")
-            seen.add(done)
-            parts.append(part)
-            end = arg.end
-            continue
-        before = len(warnings)
-        scan = below.scans.get(id(arg))
-        if scan is None:
-            scan = first_scan if first_scan is not None and arg is below.args[0] else _scan(arg)
-        key = scan.value(_V_ARG_NAME)
-        if key is None:
-            break
-        inner = scan.first
-        closed = inner[_S_ARG_CLOSE] is not None and not arg.partial
-        string_node = inner[_S_STRING]
-        json_node = inner[_S_JSON]
-        python_node = inner[_S_PYTHON]
-        converted = scan.converted
-        head = encode(key) + ": "
-        if converted is not None:  # a value in a syntax of the format's own: held back until complete
-            if not closed:
-                parts.append(head)
-                end = _head_end(arg, scan)
-                break
-            body = converted_value(converted, f"{where}.{key}", warnings)
-        elif python_node is not None:
-            if not closed:
-                parts.append(head)  # the name is complete; its value is held back until it is
-                end = _head_end(arg, scan)
-                break
-            body = python_value(python_node.text, f"{where}.{key}", warnings)
-        elif string_node is not None:
-            body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
-        elif json_node is not None and closed:
-            prop = spec.property_schema(key) if spec else {}
-            body = typed_value(json_node.text, prop, f"{where}.{key}", warnings)
+            closed = True
         else:
-            break  # a JSON-typed value still being written: held back until its closer
-        if closed and cache is not None:
-            if len(cache) > 1024:
-                cache.clear()
-            plain = scan.head_end < 0 and not scan.nested and not scan.args and inner[:_CALL_SLOTS] == _NO_CALL_SLOTS
-            cache[id(arg)] = (arg, spec, key, head + body, tuple(warnings[before:]), plain)
-        if closed and key in seen:
+            scan = below.scans.get(id(arg))
+            if scan is None:
+                scan = first_scan if first_scan is not None and j == 0 else _scan(arg)
+            name = scan.value(_V_ARG_NAME)
+            if name is None:
+                break
+            key = name
+            inner = scan.first
+            closed = inner[_S_ARG_CLOSE] is not None and not arg.partial
+            string_node = inner[_S_STRING]
+            json_node = inner[_S_JSON]
+            python_node = inner[_S_PYTHON]
+            converted = scan.converted
+            head = encode(key) + ": "
+            if converted is not None:  # a value in a syntax of the format's own: held back until complete
+                if not closed:
+                    parts.append(head)
+                    end = _head_end(arg, scan)
+                    break
+                body = converted_value(converted, f"{where}.{key}", warnings)
+            elif python_node is not None:
+                if not closed:
+                    parts.append(head)  # the name is complete; its value is held back until it is
+                    end = _head_end(arg, scan)
+                    break
+                body = python_value(python_node.text, f"{where}.{key}", warnings)
+            elif string_node is not None:
+                body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
+            elif json_node is not None and closed:
+                prop = spec.property_schema(key) if spec else {}
+                body = typed_value(json_node.text, prop, f"{where}.{key}", warnings)
+            else:
+                break  # a JSON-typed value still being written: held back until its closer
+            part = head + body
+            if not closed:
+                if memo is None:
+                    seen.add(key)  # (a complete call's required check reads it)
+                parts.append(part)
+                if string_node is not None:
+                    end = string_node.end
+                    if not complete:
+                        open_string = (string_node.start, end)
+                else:
+                    end = _head_end(arg, scan)
+                break
+            if cache is not None:
+                if len(cache) > 1024:
+                    cache.clear()
+                plain = (
+                    scan.head_end < 0 and not scan.nested and not scan.args and inner[:_CALL_SLOTS] == _NO_CALL_SLOTS
+                )
+                cache[id(arg)] = (arg, spec, key, part, tuple(warnings[before:]), plain)
+        # A closed argument.
+        if key in seen:
             warnings.append(f"{where}: argument {key!r} given twice (the last one wins)")
         seen.add(key)
-        parts.append(head + body)
-        if not closed:
-            if string_node is not None:
-                end = string_node.end
-                if not complete:
-                    open_string = (string_node.start, end)
-            else:
-                end = _head_end(arg, scan)
-            break
+        parts.append(part)
         end = arg.end
+        if memo is not None and j == len(memo.args):  # the memo's arguments are this one's predecessors
+            memo.args.append(arg)
+            memo.text = memo.text + ", " + part if memo.text else part
+            memo.warnings.extend(warnings[before:])
+            memo.end = end
     text = "{" + ", ".join(parts)
     if complete:
         text += "}"
@@ -469,16 +600,30 @@ def map_call(
     warnings: list[str],
     arg_cache: ArgCache | None = None,
     string_cache: StringCache | None = None,
+    memo: OpenCall | None = None,
 ) -> MappedCall | None:
     """The call of the ``TOOL`` node ``node`` (the ``index``-th of the message), or None while it may not be
     published yet (name incomplete, or the id may still come); warnings appended. Cost O(nodes of the call),
     closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
-    ``string_cache`` (:data:`StringCache`) their new characters."""
+    ``string_cache`` (:data:`StringCache`) their new characters; ``memo``: a stream's :class:`OpenCall`, which
+    keeps the name, id and closed arguments of the call it maps on every feed (the same result, with less work)."""
     below = _scan(node, arg_cache, True)
-    name = below.value(_V_NAME)
-    if name is None:
+    source = below.first[_V_NAME]
+    if source is None:
         return None
-    spec = tools.get(name)
+    if (
+        memo is not None
+        and memo.start == node.start
+        and memo.index == index
+        and (source is memo.name_from or (type(source) is str and source == memo.name))
+    ):
+        name = memo.name
+        spec = memo.spec
+    else:
+        name = source if type(source) is str else source.text
+        spec = tools.get(name)
+        if memo is not None:
+            memo.reset(node.start, index, source, name, spec)
     id_node = below.first[_S_ID]
     args_node = below.first[_S_ARGS]
     # A JSON-arguments call without a closer tag is complete when its arguments are (``[TOOL_CALLS]n[ARGS]{}``).
@@ -487,9 +632,20 @@ def map_call(
     )
     args_started = args_node is not None or bool(below.args)
     if id_node is not None:
-        call_id = _unquote(id_node.text)
+        if memo is None:
+            call_id = _unquote(id_node.text)
+        elif id_node is memo.id_from:
+            call_id = memo.call_id
+        else:
+            call_id = memo.call_id = _unquote(id_node.text)
+            memo.id_from = id_node
     elif id_position == "none" or final or complete or (id_position == "before_args" and args_started):
-        call_id = generated_id(salt, index, name)
+        if memo is None:
+            call_id = generated_id(salt, index, name)
+        elif memo.generated is None:
+            call_id = memo.generated = generated_id(salt, index, name)
+        else:
+            call_id = memo.generated
     else:
         return None  # the id may still come: publishing now would send a generated id and then another
     end = -1
@@ -504,11 +660,29 @@ def map_call(
         arguments = ""
     else:
         scanned = named if not complete and type(named) is _Below else None
-        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache, string_cache, scanned)
+        arguments, end, open_string = _xml_arguments(
+            below, spec, complete, warnings, arg_cache, string_cache, scanned, memo
+        )
     end = node.end if complete else max(end, _head_of_call_end(node, below))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
-    return MappedCall(name, call_id, arguments, complete, end, span, open_string)
+    if memo is None:
+        return MappedCall(name, call_id, arguments, complete, end, span, open_string)
+    last = memo.call
+    if (
+        last is not None
+        and memo.arguments == arguments
+        and memo.call_end == end
+        and memo.complete == complete
+        and memo.last_id == call_id
+        and memo.span == span
+        and memo.open_string == open_string
+    ):
+        return last  # the fields of the previous feed's call (read, never changed in place): the same object
+    call = memo.call = MappedCall(name, call_id, arguments, complete, end, span, open_string)
+    memo.arguments, memo.call_end, memo.complete, memo.last_id = arguments, end, complete, call_id
+    memo.span, memo.open_string = span, open_string
+    return call
 
 
 def _named(arg: AstNode, cache: ArgCache | None, below: _Below) -> _Below | bool:
@@ -535,6 +709,10 @@ def _head_of_call_end(node: AstNode, below: _Below) -> int:
 
 def _unquote(text: str) -> str:
     return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
+
+
+# Whether this module runs compiled (Cython makes map_call a C function, not a Python one): see _push_reversed.
+_COMPILED = not isinstance(map_call, FunctionType)
 
 
 def frontier(nodes: Iterable[AstNode], calls: Sequence[MappedCall]) -> int:

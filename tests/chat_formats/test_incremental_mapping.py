@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from chat_formats import get_format
 from chat_formats._incremental import IncrementalMapper, Step, join
-from chat_formats.mapper import map_nodes
+from chat_formats.mapper import MappedCall, map_nodes
 from peg import Status
 from tests.chat_formats.support import check_stream, chunks
 
@@ -100,14 +100,20 @@ WRITERS: dict[str, Callable[[list[tuple[str, list[Arg]]]], str]] = {
 
 def _full(nodes: Any, fmt: Any) -> tuple[Any, ...]:
     m = map_nodes(nodes, tools=fmt.tools, salt="salt", id_position=fmt.definition.id_position, final=False)
-    return m.reasoning, m.content, [(c.name, c.id, c.arguments, c.complete) for c in m.calls]
+    return m.reasoning, m.content, [_fields(c) for c in m.calls], [*dict.fromkeys(m.warnings)]
 
 
 def _incremental(mapper: IncrementalMapper, step: Step, text: str) -> tuple[Any, ...]:
+    # (The warnings of the calls a step settles are in both lists; a stream keeps each warning once.)
     reasoning = join([*mapper.reasoning, *step.tail_reasoning], text)
     content = join([*mapper.content, *step.tail_content], text)
     calls = [*mapper.calls[: step.first_call], *step.calls]
-    return reasoning, content, [(c.name, c.id, c.arguments, c.complete) for c in calls]
+    return reasoning, content, [_fields(c) for c in calls], [*dict.fromkeys([*mapper.warnings, *step.warnings])]
+
+
+def _fields(call: MappedCall) -> tuple[Any, ...]:
+    """Every field of a mapped call (the end and spans too: a stream diffs by them)."""
+    return call.name, call.id, call.arguments, call.complete, call.end, call.args_span, call.open_string
 
 
 @pytest.mark.parametrize("name", sorted(WRITERS))
@@ -120,7 +126,7 @@ def test_the_incremental_mapping_is_the_full_mapping_at_every_feed(
     text = lead + WRITERS[name](calls)
     stream = fmt.definition.parser.stream()
     mapper = IncrementalMapper(fmt.tools, "salt", fmt.definition.id_position)
-    before: tuple[Any, ...] = ("", "", [])  # a new mapper's message: empty
+    before: tuple[Any, ...] = ("", "", [], [])  # a new mapper's message: empty
     last_calls: list[Any] = []
     for piece in chunks(text, cuts):
         result = stream.feed(piece)

@@ -38,7 +38,7 @@ cdef class IncrementalMapper:
     cdef public list frames, reasoning, content, calls, warnings
     cdef dict _args, _strings
     cdef OpenCall _open
-    cdef Py_ssize_t _last_first
+    cdef Py_ssize_t _last_first, _last_settled_warnings
     cdef list _last_calls, _last_warnings
     cdef tuple _last_tails
 
@@ -51,10 +51,10 @@ cdef class IncrementalMapper:
     @cython.locals(
         step=Step, frames=list, seqs=list, nexts=list, frame=_Frame, top=_Frame, parent=_Frame, settling=bint,
         settle=bint, index=Py_ssize_t, seq=tuple, i=Py_ssize_t, warnings=list,
-        node=Node, container=Node, j=Py_ssize_t, moved=bint
+        node=Node, container=Node, j=Py_ssize_t, moved=bint, settled_warnings=Py_ssize_t
     )
     cpdef Step update(self, tuple nodes, Py_ssize_t size)
-    @cython.locals(tails=tuple, last=list, calls=list, offset=Py_ssize_t, i=Py_ssize_t)
+    @cython.locals(tails=tuple, last=list, calls=list, offset=Py_ssize_t, i=Py_ssize_t, was=list)
     cdef bint _changed(self, Step step) except -1
 
 cdef object _same_call(object call, object was)

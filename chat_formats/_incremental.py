@@ -158,6 +158,7 @@ class IncrementalMapper:
         self._last_calls: list[MappedCall] = []
         self._last_tails: tuple[list[Piece], list[Piece]] = (_NOTHING, _NOTHING)
         self._last_warnings: list[str] = _NOTHING
+        self._last_settled_warnings = 0  # how many of them are the warnings of the calls it settled (the first)
 
     def _sizes(self) -> Sizes:
         return len(self.reasoning), len(self.content), len(self.calls), len(self.warnings)
@@ -207,6 +208,7 @@ class IncrementalMapper:
         Cost: the nodes after the cursor, plus the cursor check (and what a roll-back makes map again)."""
         step = Step(len(self.calls))
         self._check_cursor(nodes, step)
+        settled_warnings = len(self.warnings)
         frames = self.frames
         # The walk: per level a node tuple and the next index in it (two parallel stacks: no tuple per visit);
         # levels above the deepest resume after their container.
@@ -314,6 +316,7 @@ class IncrementalMapper:
         self._last_calls = step.calls
         self._last_tails = (step.tail_reasoning, step.tail_content)
         self._last_warnings = step.warnings
+        self._last_settled_warnings = len(self.warnings) - settled_warnings
         return step
 
     def _changed(self, step: Step) -> bool:
@@ -331,7 +334,11 @@ class IncrementalMapper:
             if calls[i] is not last[offset + i]:
                 return True
         tails = self._last_tails
-        return step.tail_reasoning != tails[0] or step.tail_content != tails[1] or step.warnings != self._last_warnings
+        if step.tail_reasoning != tails[0] or step.tail_content != tails[1]:
+            return True
+        # The previous update's warnings: those of the calls it settled (now before the cursor), then the others.
+        was = self._last_warnings
+        return step.warnings != (was[self._last_settled_warnings :] if self._last_settled_warnings else was)
 
 
 def _same_call(call: MappedCall, was: MappedCall) -> MappedCall:

@@ -11,7 +11,7 @@ cdef dict _TAG_KINDS
 cdef long _HEAD, _CALL, _ARG, _CONVERTED, _READ, _VALUE
 cdef Py_ssize_t _S_ID, _S_ARGS, _S_CLOSE, _S_ARG_NAME, _S_ARG_OPEN, _S_ARG_CLOSE, _S_STRING, _S_JSON, _S_PYTHON
 cdef Py_ssize_t _CALL_SLOTS, _V_NAME, _V_ARG_NAME, _NSLOTS
-cdef list _NO_CALL_SLOTS
+cdef list _NO_CALL_SLOTS, _NO_WARNINGS
 cdef dict _NO_SCANS
 cdef bint _COMPILED
 
@@ -38,7 +38,8 @@ cdef class OpenCall:
     cdef public Py_ssize_t start, index, end, call_end
     cdef public bint complete
     cdef public object name_from, name, spec, generated, id_from, call_id, call, arguments, span, open_string
-    cdef public object last_id
+    cdef public object last_id, node
+    cdef public list node_warnings
     cdef public list args, warnings
     cdef public str text
     cdef public set seen
@@ -65,7 +66,7 @@ cdef tuple _xml_arguments(
 
 cdef Py_ssize_t _head_end(Node arg, _Below scan) except? -2
 
-@cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t)
+@cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t, before=Py_ssize_t)
 cpdef object map_call(
     Node node, object tools, object salt, Py_ssize_t index, object id_position, bint final, list warnings,
     dict arg_cache=*, dict string_cache=*, OpenCall memo=*

@@ -152,6 +152,7 @@ _CALL_SLOTS = 6  # slots 0-5: the tags a call's own lookups read (a plain argume
 _V_NAME, _V_ARG_NAME = 12, 13
 _NSLOTS = 14
 _NO_CALL_SLOTS = [None] * _CALL_SLOTS
+_NO_WARNINGS: list[str] = []  # shared by memos whose call made no warning (never changed in place)
 
 # What _Below does with a node of a tag, as bits, with the slot of its first node (bits 8-15) and of its value
 # (bits 16-23) (memoised per tag string: tags come from a small closed set).
@@ -321,7 +322,8 @@ class OpenCall:
     changed: the call at ``start`` with index ``index`` is named ``name`` (from ``name_from``, the node or implied
     value the walk found first), has the tool spec ``spec`` and, once asked for, the generated id ``generated``
     (None until then); its id node ``id_from`` (None: none seen yet) reads ``call_id``. ``call``: the call last
-    mapped (None: none yet), whose other fields are copied in ``arguments``, ``call_end``, ``complete``, ``last_id``,
+    mapped (None: none yet), from the node ``node`` (when not final; None: none) with the warnings
+    ``node_warnings``, whose other fields are copied in ``arguments``, ``call_end``, ``complete``, ``last_id``,
     ``span``, ``open_string`` (compared without reading the call's attributes). ``args``: its first
     closed XML-style arguments in order (the very nodes), whose ``"name": value`` texts joined by ``", "`` are
     ``text``, with their keys ``seen``, their warnings ``warnings`` and the end of the last ``end``.
@@ -343,6 +345,8 @@ class OpenCall:
         "last_id",
         "name",
         "name_from",
+        "node",
+        "node_warnings",
         "open_string",
         "seen",
         "span",
@@ -362,6 +366,8 @@ class OpenCall:
         self.id_from: AstNode | None = None
         self.call_id = ""
         self.call: MappedCall | None = None
+        self.node: AstNode | None = None
+        self.node_warnings: list[str] = _NO_WARNINGS
         self.arguments = ""
         self.call_end = -1
         self.complete = False
@@ -383,7 +389,7 @@ class OpenCall:
         self.spec = spec
         self.generated = None
         self.id_from = None
-        self.call = None
+        self.call = self.node = None
         self.args = []
         self.text = ""
         self.seen = set()
@@ -607,6 +613,11 @@ def map_call(
     closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
     ``string_cache`` (:data:`StringCache`) their new characters; ``memo``: a stream's :class:`OpenCall`, which
     keeps the name, id and closed arguments of the call it maps on every feed (the same result, with less work)."""
+    if memo is not None and node is memo.node and memo.index == index and not final:
+        # The very node mapped last (peg handing back an unchanged node): its call, and its warnings again.
+        warnings.extend(memo.node_warnings)
+        return memo.call
+    before = len(warnings)
     below = _scan(node, arg_cache, True)
     source = below.first[_V_NAME]
     if source is None:
@@ -668,6 +679,9 @@ def map_call(
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
     if memo is None:
         return MappedCall(name, call_id, arguments, complete, end, span, open_string)
+    if not final:
+        memo.node = node
+        memo.node_warnings = warnings[before:] if len(warnings) > before else _NO_WARNINGS
     last = memo.call
     if (
         last is not None

@@ -165,3 +165,27 @@ def test_feeds_that_only_enter_a_marker_change_nothing(name: str) -> None:
     assert unchanged > len(text) // 2
     assert len(mapper.calls[: steps[-1].first_call]) + len(steps[-1].calls) == 3
     assert all(s.changed for s in steps if s.settled_calls or s.rolled_back)
+
+
+@pytest.mark.parametrize("name", sorted(WRITERS))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(calls=_CALLS, cuts=st.lists(st.integers(0, 100_000), max_size=40))
+def test_a_parse_mapped_again_is_the_same_message_unchanged(
+    name: str, calls: list[tuple[str, list[Arg]]], cuts: list[int]
+) -> None:
+    # What peg would hand back for a feed that changed nothing: the very nodes of the previous parse. The mapper
+    # maps them to the same calls (the same objects: its memo of the open call knows that node) and says so.
+    fmt = get_format(name, tools=TOOL)
+    text = WRITERS[name](calls)
+    stream = fmt.definition.parser.stream()
+    mapper = IncrementalMapper(fmt.tools, "salt", fmt.definition.id_position)
+    for piece in chunks(text, cuts):
+        result = stream.feed(piece)
+        if result.status is Status.FAIL:
+            break
+        first = mapper.update(result.nodes, len(stream.text))
+        firsts = [*mapper.calls[: first.first_call], *first.calls]
+        again = mapper.update(result.nodes, len(stream.text))
+        assert not again.changed
+        assert _incremental(mapper, again, stream.text) == _full(result.nodes, fmt)
+        assert all(c is d for c, d in zip([*mapper.calls[: again.first_call], *again.calls], firsts, strict=True))

@@ -64,6 +64,8 @@ cdef tuple _xml_arguments(
     OpenCall memo=*
 )
 
+cdef str _where(object spec)
+
 cdef Py_ssize_t _head_end(Node arg, _Below scan) except? -2
 
 @cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t, before=Py_ssize_t)

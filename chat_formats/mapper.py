@@ -429,7 +429,6 @@ def _xml_arguments(
     ``memo``: the call's :class:`OpenCall` (its closed arguments are taken from it when they are the first
     arguments still, and the arguments that closed since are added to it; not used for a complete call)."""
     parts: list[str] = []
-    where = spec.name if spec else "tool call"
     end = -1
     open_string = (-1, -1)
     args = below.args
@@ -483,18 +482,18 @@ def _xml_arguments(
                     parts.append(head)
                     end = _head_end(arg, scan)
                     break
-                body = converted_value(converted, f"{where}.{key}", warnings)
+                body = converted_value(converted, f"{_where(spec)}.{key}", warnings)
             elif python_node is not None:
                 if not closed:
                     parts.append(head)  # the name is complete; its value is held back until it is
                     end = _head_end(arg, scan)
                     break
-                body = python_value(python_node.text, f"{where}.{key}", warnings)
+                body = python_value(python_node.text, f"{_where(spec)}.{key}", warnings)
             elif string_node is not None:
                 body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
             elif json_node is not None and closed:
                 prop = spec.property_schema(key) if spec else {}
-                body = typed_value(json_node.text, prop, f"{where}.{key}", warnings)
+                body = typed_value(json_node.text, prop, f"{_where(spec)}.{key}", warnings)
             else:
                 break  # a JSON-typed value still being written: held back until its closer
             part = head + body
@@ -518,7 +517,7 @@ def _xml_arguments(
                 cache[id(arg)] = (arg, spec, key, part, tuple(warnings[before:]), plain)
         # A closed argument.
         if key in seen:
-            warnings.append(f"{where}: argument {key!r} given twice (the last one wins)")
+            warnings.append(f"{_where(spec)}: argument {key!r} given twice (the last one wins)")
         seen.add(key)
         parts.append(part)
         end = arg.end
@@ -533,8 +532,13 @@ def _xml_arguments(
         if spec is not None:
             missing = [r for r in spec.required if r not in seen]
             if missing:
-                warnings.append(f"{where}: required argument(s) missing: {', '.join(missing)}")
+                warnings.append(f"{_where(spec)}: required argument(s) missing: {', '.join(missing)}")
     return text, end, open_string
+
+
+def _where(spec: ToolSpec | None) -> str:
+    """What a warning about an argument of a call of ``spec`` names (read only when there is one to make)."""
+    return spec.name if spec is not None else "tool call"
 
 
 def _head_end(arg: AstNode, scan: _Below) -> int:
@@ -706,6 +710,8 @@ def _named(arg: AstNode, cache: ArgCache | None, below: _Below) -> _Below | bool
     hit = cache.get(id(arg)) if cache is not None else None
     if hit is not None and hit[0] is arg:
         return True
+    if not arg.children:
+        return False  # (an argument just begun: nothing to walk)
     scan = below.scans.get(id(arg)) or _scan(arg)
     return scan if scan.first[_S_ARG_NAME] is not None else False
 

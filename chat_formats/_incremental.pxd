@@ -6,7 +6,8 @@ cimport cython
 
 from cpython.sequence cimport PySequence_Fast_ITEMS as _items  # (these two: see _common_prefix)
 from libc.string cimport memcmp as _memcmp
-from chat_formats.mapper cimport OpenCall, map_call  # (map_call called as a C function)
+from chat_formats._arguments cimport OpenCall
+from chat_formats.mapper cimport map_call  # (called as a C function)
 from peg.ast cimport AstNode as Node
 
 @cython.final

@@ -24,8 +24,9 @@ from typing import Any
 
 from peg import AstNode
 
+from ._arguments import ArgCache, OpenCall, StringCache
 from .builder import CONTENT, CONTENT_JSON_STRING, REASONING, TOOL, ToolSpec
-from .mapper import ArgCache, IdPosition, MappedCall, OpenCall, StringCache, json_string_text, map_call
+from .mapper import IdPosition, MappedCall, json_string_text, map_call
 
 __all__ = ["IncrementalMapper", "Piece", "Sizes", "Step", "growth", "join"]
 

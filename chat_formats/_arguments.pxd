@@ -29,7 +29,7 @@ cdef class _Below:
 
     @cython.locals(
         first=list, args=list, head_end=Py_ssize_t, nested=bint, scans=dict, todo=list, kinds=dict, kind=long,
-        slot=Py_ssize_t, scan=_Below, inner=list, n=Node
+        slot=Py_ssize_t, scan=_Below, inner=list, n=Node, compiled=bint
     )
     cdef _walk(self, Node node, dict closed, bint split)
     cpdef object value(self, Py_ssize_t slot)

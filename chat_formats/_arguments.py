@@ -128,7 +128,8 @@ class _Below:
         scans = {} if split else _NO_SCANS
         self.scans = scans
         todo: list[AstNode] = []
-        if _COMPILED:
+        compiled = _COMPILED  # (a local: interpreted, a global is looked up at each node)
+        if compiled:
             _push_reversed(todo, node.children)
         else:
             todo.extend(node.children[::-1])
@@ -141,7 +142,7 @@ class _Below:
                 kind = _tag_kind(tag)
             if not kind:  # most nodes (rules, markers): nothing to record
                 if n.children:
-                    if _COMPILED:
+                    if compiled:
                         _push_reversed(todo, n.children)
                     else:
                         todo.extend(n.children[::-1])
@@ -188,7 +189,7 @@ class _Below:
             elif converted is None and kind & _CONVERTED:
                 converted = n
             if n.children:
-                if _COMPILED:
+                if compiled:
                     _push_reversed(todo, n.children)
                 else:
                     todo.extend(n.children[::-1])

@@ -119,8 +119,8 @@ class _Frame:
 
 def _common_prefix(new: tuple[AstNode, ...], old: tuple[AstNode, ...], k: int) -> int:
     """The length of the longest common prefix of ``new`` and ``old`` (``k <= len(old)``), at most ``k``. Cost:
-    when it is ``k`` (peg reuses the node objects it settled), an identity scan — compiled, a C loop comparing
-    the two tuples' pointers, which reads neither node — or, interpreted, a C-speed comparison of two slices;
+    when it is ``k`` (peg reuses the node objects it settled), an identity check — compiled, a ``memcmp`` of the
+    two tuples' arrays of pointers, which reads no node — or, interpreted, a C-speed comparison of two slices;
     otherwise a scan back from ``k`` and one comparison."""
     if len(new) >= k:
         # Compiled, ``_memcmp`` and ``_items`` are C's memcmp and CPython's PySequence_Fast_ITEMS, cimported by

@@ -4,6 +4,10 @@
 # The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
+from cpython.sequence cimport PySequence_Fast_ITEMS as _items  # (these two: see _common_prefix)
+from libc.string cimport memcmp as _memcmp
+from chat_formats._arguments cimport OpenCall
+from chat_formats.mapper cimport map_call  # (called as a C function)
 from peg.ast cimport AstNode as Node
 
 @cython.final
@@ -24,8 +28,9 @@ cdef class _Frame:
     cdef public list marks
 
 cdef bint _COMPILED
+cdef Py_ssize_t _POINTER_SIZE
 
-@cython.locals(i=Py_ssize_t, j=Py_ssize_t)
+@cython.locals(j=Py_ssize_t, same=bint)
 cpdef Py_ssize_t _common_prefix(tuple new, tuple old, Py_ssize_t k)
 
 @cython.final
@@ -33,7 +38,8 @@ cdef class IncrementalMapper:
     cdef public object tools, salt, id_position
     cdef public list frames, reasoning, content, calls, warnings
     cdef dict _args, _strings
-    cdef Py_ssize_t _last_first
+    cdef OpenCall _open
+    cdef Py_ssize_t _last_first, _last_settled_warnings
     cdef list _last_calls, _last_warnings
     cdef tuple _last_tails
 
@@ -46,10 +52,10 @@ cdef class IncrementalMapper:
     @cython.locals(
         step=Step, frames=list, seqs=list, nexts=list, frame=_Frame, top=_Frame, parent=_Frame, settling=bint,
         settle=bint, index=Py_ssize_t, seq=tuple, i=Py_ssize_t, warnings=list,
-        node=Node, container=Node, j=Py_ssize_t, moved=bint
+        node=Node, container=Node, j=Py_ssize_t, moved=bint, settled_warnings=Py_ssize_t
     )
     cpdef Step update(self, tuple nodes, Py_ssize_t size)
-    @cython.locals(tails=tuple, last=list, calls=list, offset=Py_ssize_t, i=Py_ssize_t)
+    @cython.locals(tails=tuple, last=list, calls=list, offset=Py_ssize_t, i=Py_ssize_t, was=list)
     cdef bint _changed(self, Step step) except -1
 
 cdef object _same_call(object call, object was)

@@ -1,61 +1,19 @@
 # Cython declarations augmenting mapper.py when it is compiled (PEGCHAT_COMPILED_MODULES in CMakeLists.txt): the
-# walk below a call becomes an extension type with C fields, the loops' counters and offsets C integers, the nodes
-# peg's AstNode (fields read as C struct members). The .py file stays the reference (and what runs without a
-# build); these declarations change no behaviour.
+# mapping of a call reads the walk of _arguments (cimported: C calls, C fields), its counters and offsets are C
+# integers, the nodes peg's AstNode (fields read as C struct members). The .py file stays the reference (and what
+# runs without a build); these declarations change no behaviour.
 # The .py's first line (`# cython: annotation_typing=False`) keeps its Python annotations from typing anything.
 cimport cython
 
+from chat_formats._arguments cimport (
+    OpenCall, _Below, _head_of_call_end, _named, _scan, _xml_arguments
+)
 from peg.ast cimport AstNode as Node
 
-cdef dict _TAG_KINDS
-cdef long _HEAD, _CALL, _ARG, _CONVERTED, _READ, _VALUE
-cdef Py_ssize_t _S_ID, _S_ARGS, _S_CLOSE, _S_ARG_NAME, _S_ARG_OPEN, _S_ARG_CLOSE, _S_STRING, _S_JSON, _S_PYTHON
-cdef Py_ssize_t _CALL_SLOTS, _V_NAME, _V_ARG_NAME, _NSLOTS
-cdef list _NO_CALL_SLOTS
-cdef dict _NO_SCANS
+cdef Py_ssize_t _V_NAME, _S_ID, _S_ARGS, _S_CLOSE
 
-cdef long _tag_kind(str tag) except -1
-
-@cython.final
-@cython.freelist(8)
-cdef class _Below:
-    cdef public list first, args
-    cdef public dict scans
-    cdef public object converted
-    cdef public Py_ssize_t head_end
-    cdef public bint nested
-
-    @cython.locals(
-        first=list, args=list, head_end=Py_ssize_t, nested=bint, scans=dict, todo=list, kinds=dict, kind=long,
-        slot=Py_ssize_t, scan=_Below, inner=list, n=Node
-    )
-    cdef _walk(self, Node node, dict closed, bint split)
-    cpdef object value(self, Py_ssize_t slot)
-
-@cython.locals(scan=_Below)
-cdef _Below _scan(Node node, dict closed=*, bint split=*)
-
-@cython.locals(hit=tuple)
-cdef str _escaped(Node node, dict cache)
-
-@cython.locals(
-    parts=list, seen=set, end=Py_ssize_t, hit=tuple, before=Py_ssize_t, scan=_Below, closed=bint, plain=bint,
-    arg=Node, inner=list
-)
-cdef tuple _xml_arguments(
-    _Below below, object spec, bint complete, list warnings, dict cache=*, dict strings=*, _Below first_scan=*
-)
-
-cdef Py_ssize_t _head_end(Node arg, _Below scan) except? -2
-
-@cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t)
+@cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t, before=Py_ssize_t)
 cpdef object map_call(
     Node node, object tools, object salt, Py_ssize_t index, object id_position, bint final, list warnings,
-    dict arg_cache=*, dict string_cache=*
+    dict arg_cache=*, dict string_cache=*, OpenCall memo=*
 )
-
-@cython.locals(hit=tuple, scan=_Below)
-cdef object _named(Node arg, dict cache, _Below below)
-
-@cython.locals(end=Py_ssize_t)
-cdef Py_ssize_t _head_of_call_end(Node node, _Below below) except? -2

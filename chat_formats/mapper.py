@@ -28,30 +28,28 @@ import hashlib
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from peg import AstNode
 
-from ._values import converted_value, encode, json_string_text, python_value, typed_value
+from ._arguments import (
+    CALL_SLOTS,
+    ArgCache,
+    OpenCall,
+    StringCache,
+    _Below,
+    _head_of_call_end,
+    _named,
+    _scan,
+    _xml_arguments,
+)
+from ._values import json_string_text
 from .builder import (
     BLOCK,
     CONTENT,
     CONTENT_JSON_STRING,
     REASONING,
     TOOL,
-    TOOL_ARG,
-    TOOL_ARG_CLOSE,
-    TOOL_ARG_CONVERTED_VALUE,
-    TOOL_ARG_JSON_VALUE,
-    TOOL_ARG_NAME,
-    TOOL_ARG_OPEN,
-    TOOL_ARG_PYTHON_VALUE,
-    TOOL_ARG_STRING_VALUE,
-    TOOL_ARGS,
-    TOOL_CLOSE,
-    TOOL_ID,
-    TOOL_NAME,
-    TOOL_OPEN,
     ToolSpec,
 )
 
@@ -61,6 +59,7 @@ __all__ = [
     "IdPosition",
     "MappedCall",
     "MappedMessage",
+    "OpenCall",
     "StringCache",
     "frontier",
     "generated_id",
@@ -69,6 +68,8 @@ __all__ = [
     "map_nodes",
     "new_salt",
 ]
+
+_V_NAME, _S_ID, _S_ARGS, _S_CLOSE = CALL_SLOTS  # (see _arguments: the walk's slots a call's mapping reads)
 
 IdPosition = Literal["none", "before_args", "after_args"]
 """Where a format's model writes call ids: nowhere (ids are generated), before the arguments (publish the call
@@ -120,290 +121,6 @@ def generated_id(salt: str, index: int, name: str) -> str:
     """
     digest = hashlib.sha256(f"{salt}\x00{index}\x00{name}".encode()).hexdigest()
     return "call_" + digest[:24]
-
-
-_IMPLIED_NAME = TOOL_NAME + "="
-_HEAD_TAGS = frozenset((TOOL_OPEN, TOOL_NAME, TOOL_ID))
-
-
-# A walk records, in a list of slots, the first node of each tag some lookup of this module reads (most nodes are
-# rules, tag '', or markers nobody looks up), then the first value of each name (a name node, or an implied
-# ``tool-name=NAME`` / ``tool-arg-name=KEY``): a list per walk instead of dicts (a stream walks its open call
-# on every feed).
-_SLOT_TAGS = (
-    TOOL_NAME,
-    TOOL_ID,
-    TOOL_ARGS,
-    TOOL_CLOSE,
-    TOOL_ARG,
-    TOOL,
-    TOOL_ARG_NAME,
-    TOOL_ARG_OPEN,
-    TOOL_ARG_CLOSE,
-    TOOL_ARG_STRING_VALUE,
-    TOOL_ARG_JSON_VALUE,
-    TOOL_ARG_PYTHON_VALUE,
-)
-_S_ID, _S_ARGS, _S_CLOSE = 1, 2, 3
-_S_ARG_NAME, _S_ARG_OPEN, _S_ARG_CLOSE, _S_STRING, _S_JSON, _S_PYTHON = 6, 7, 8, 9, 10, 11
-_CALL_SLOTS = 6  # slots 0-5: the tags a call's own lookups read (a plain argument has none of them)
-_V_NAME, _V_ARG_NAME = 12, 13
-_NSLOTS = 14
-_NO_CALL_SLOTS = [None] * _CALL_SLOTS
-
-# What _Below does with a node of a tag, as bits, with the slot of its first node (bits 8-15) and of its value
-# (bits 16-23) (memoised per tag string: tags come from a small closed set).
-_HEAD, _CALL, _ARG, _CONVERTED, _READ, _VALUE = 2, 4, 8, 16, 32, 64
-_TAG_KINDS: dict[str, int] = {}
-_NO_SCANS: dict[int, _Below] = {}  # the scans of a walk that makes none (never written)
-
-
-def _tag_kind(tag: str) -> int:
-    kind = _HEAD if tag in _HEAD_TAGS or tag.startswith(_IMPLIED_NAME) else 0
-    kind |= _CALL if tag == TOOL else _ARG if tag == TOOL_ARG else 0
-    kind |= _CONVERTED if tag.startswith(TOOL_ARG_CONVERTED_VALUE) else 0
-    if tag in _SLOT_TAGS:
-        kind |= _READ | _SLOT_TAGS.index(tag) << 8
-    base = tag.partition("=")[0]
-    if base == TOOL_NAME:
-        kind |= _VALUE | _V_NAME << 16
-    elif base == TOOL_ARG_NAME:
-        kind |= _VALUE | _V_ARG_NAME << 16
-    if len(_TAG_KINDS) < 4096:
-        _TAG_KINDS[tag] = kind
-    return kind
-
-
-class _Below:
-    """One walk of the nodes below a node — pre-order, not descending into nested tool calls — recording what
-    every lookup of this module asks: the first node of each tag it reads and the first value of each name
-    (``first``, by slot: see :meth:`value`), the ``tool-arg`` nodes in order (``args``), the first value tagged
-    for a converter (``converted``), where the last head node (opener, name, id) ends (``head_end``, -1 if
-    none) and whether a nested call was passed (``nested``). Cost O(nodes below).
-
-    A walk with arguments split (a call's, see ``split``) is read only for the call's own slots (name, id,
-    arguments, closer), its arguments' walks in ``scans`` for theirs: it takes only the former from them."""
-
-    __slots__ = ("args", "converted", "first", "head_end", "nested", "scans")
-
-    first: list[Any]
-    args: list[AstNode]
-    converted: AstNode | None
-    head_end: int
-    nested: bool
-    scans: dict[int, _Below]
-
-    def __init__(self, node: AstNode, closed: ArgCache | None = None, *, split: bool = False) -> None:
-        """``closed``: arguments mapped before (see :data:`ArgCache`); the walk records one that is marked plain
-        but does not descend into it (what it skips is nothing a call's lookups read). ``split``: walk each
-        ``tool-arg`` node's inside as a walk of its own, kept in ``scans`` (by ``id`` of the node) and merged
-        into this one — the same records as one walk (the inside is contiguous in pre-order), and the mapping
-        of the arguments reuses it instead of walking the argument again."""
-        self._walk(node, closed, split)
-
-    def _walk(self, node: AstNode, closed: ArgCache | None, split: bool) -> None:
-        first: list[Any] = [None] * _NSLOTS
-        args: list[AstNode] = []
-        converted: AstNode | None = None
-        head_end = -1
-        nested = False
-        scans = {} if split else _NO_SCANS
-        self.scans = scans
-        todo = list(node.children[::-1])
-        kinds = _TAG_KINDS
-        while todo:
-            n = todo.pop()
-            tag = n.tag
-            kind = kinds.get(tag, -1)
-            if kind < 0:
-                kind = _tag_kind(tag)
-            if not kind:  # most nodes (rules, markers): nothing to record
-                if n.children:
-                    todo.extend(n.children[::-1])
-                continue
-            if kind & _READ:
-                slot = (kind >> 8) & 255
-                if first[slot] is None:
-                    first[slot] = n
-            if kind & _VALUE:
-                slot = kind >> 16
-                if first[slot] is None:
-                    first[slot] = n if kind & _READ else tag.partition("=")[2]
-            if kind & _HEAD and n.end > head_end:
-                head_end = n.end
-            if kind & _CALL:
-                nested = True
-                continue
-            if kind & _ARG:
-                args.append(n)
-                if closed is not None:
-                    hit = closed.get(id(n))
-                    if hit is not None and hit[0] is n and hit[5]:
-                        continue
-                if split and n.children:
-                    scan = scans[id(n)] = _scan(n)
-                    # The records of the inside as if walked here: those a walk with arguments split is read for.
-                    inner = scan.first
-                    if first[_V_NAME] is None:
-                        first[_V_NAME] = inner[_V_NAME]
-                    if first[_S_ID] is None:
-                        first[_S_ID] = inner[_S_ID]
-                    if first[_S_ARGS] is None:
-                        first[_S_ARGS] = inner[_S_ARGS]
-                    if first[_S_CLOSE] is None:
-                        first[_S_CLOSE] = inner[_S_CLOSE]
-                    args.extend(scan.args)
-                    if converted is None:
-                        converted = scan.converted
-                    if scan.head_end > head_end:
-                        head_end = scan.head_end
-                    nested = nested or scan.nested
-                    continue
-            elif converted is None and kind & _CONVERTED:
-                converted = n
-            if n.children:
-                todo.extend(n.children[::-1])
-        self.first = first
-        self.args = args
-        self.converted = converted
-        self.head_end = head_end
-        self.nested = nested
-
-    def value(self, slot: int) -> str | None:
-        """The value of a name (slot ``_V_NAME`` or ``_V_ARG_NAME``): the text of the first name node, or the
-        value of the first implied ``tag=value``, whichever comes first; None if there is neither."""
-        v = self.first[slot]
-        return v if v is None or type(v) is str else v.text
-
-
-def _scan(node: AstNode, closed: ArgCache | None = None, split: bool = False) -> _Below:
-    """``_Below(node, closed, split=split)``, without the constructor's argument parsing once compiled."""
-    scan = _Below.__new__(_Below)
-    scan._walk(node, closed, split)
-    return scan
-
-
-ArgCache = dict[int, tuple[AstNode, "ToolSpec | None", str, str, tuple[str, ...], bool]]
-"""Closed XML-style arguments already mapped, by ``id`` of their node: (node, tool spec, name, ``"name": value``
-text, warnings, whether the inside holds no node a call's own lookups read — name, id, arguments, closer, head,
-nested argument or call —, so a walk of the call may pass over it). A stream passes one so that each feed maps
-only the open argument of the open call."""
-
-
-StringCache = dict[int, tuple[int, str]]
-"""XML-style string values by start offset: (end, the JSON-escaped text up to that end). A stream passes one so
-that a growing value costs its new characters (the output only grows: the text of a span never changes)."""
-
-
-def _escaped(node: AstNode, cache: StringCache | None) -> str:
-    """The JSON-escaped text of ``node`` (no quotes), from ``cache`` plus what the node gained since."""
-    if cache is None:
-        return encode(node.text)[1:-1]
-    hit = cache.get(node.start)
-    if hit is not None and hit[0] <= node.end:
-        text = hit[1] + encode(node.text_from(hit[0]))[1:-1] if hit[0] < node.end else hit[1]
-    else:
-        text = encode(node.text)[1:-1]
-        if len(cache) > 64:
-            cache.clear()
-    cache[node.start] = (node.end, text)
-    return text
-
-
-def _xml_arguments(
-    below: _Below,
-    spec: ToolSpec | None,
-    complete: bool,
-    warnings: list[str],
-    cache: ArgCache | None = None,
-    strings: StringCache | None = None,
-    first_scan: _Below | None = None,
-) -> tuple[str, int, tuple[int, int]]:
-    """The JSON text of a call's XML-style arguments so far (see the module docstring for what streams), the
-    offset up to which that text represents the call's text (-1: no argument yet) and the span of the open
-    string value the text ends with (see :attr:`MappedCall.open_string`); ``cache``: see :data:`ArgCache`,
-    ``strings``: :data:`StringCache`; ``first_scan``: the walk of the first argument, if done already."""
-    parts: list[str] = []
-    seen: set[str] = set()
-    where = spec.name if spec else "tool call"
-    end = -1
-    open_string = (-1, -1)
-    for arg in below.args:
-        hit = cache.get(id(arg)) if cache is not None else None
-        if hit is not None and hit[0] is arg and hit[1] is spec:
-            _, _, done, part, value_warnings, _plain = hit
-            warnings.extend(value_warnings)
-            if done in seen:
-                warnings.append(f"{where}: argument {done!r} given twice (the last one wins)")
-            seen.add(done)
-            parts.append(part)
-            end = arg.end
-            continue
-        before = len(warnings)
-        scan = below.scans.get(id(arg))
-        if scan is None:
-            scan = first_scan if first_scan is not None and arg is below.args[0] else _scan(arg)
-        key = scan.value(_V_ARG_NAME)
-        if key is None:
-            break
-        inner = scan.first
-        closed = inner[_S_ARG_CLOSE] is not None and not arg.partial
-        string_node = inner[_S_STRING]
-        json_node = inner[_S_JSON]
-        python_node = inner[_S_PYTHON]
-        converted = scan.converted
-        head = encode(key) + ": "
-        if converted is not None:  # a value in a syntax of the format's own: held back until complete
-            if not closed:
-                parts.append(head)
-                end = _head_end(arg, scan)
-                break
-            body = converted_value(converted, f"{where}.{key}", warnings)
-        elif python_node is not None:
-            if not closed:
-                parts.append(head)  # the name is complete; its value is held back until it is
-                end = _head_end(arg, scan)
-                break
-            body = python_value(python_node.text, f"{where}.{key}", warnings)
-        elif string_node is not None:
-            body = '"' + _escaped(string_node, strings) + ('"' if closed else "")
-        elif json_node is not None and closed:
-            prop = spec.property_schema(key) if spec else {}
-            body = typed_value(json_node.text, prop, f"{where}.{key}", warnings)
-        else:
-            break  # a JSON-typed value still being written: held back until its closer
-        if closed and cache is not None:
-            if len(cache) > 1024:
-                cache.clear()
-            plain = scan.head_end < 0 and not scan.nested and not scan.args and inner[:_CALL_SLOTS] == _NO_CALL_SLOTS
-            cache[id(arg)] = (arg, spec, key, head + body, tuple(warnings[before:]), plain)
-        if closed and key in seen:
-            warnings.append(f"{where}: argument {key!r} given twice (the last one wins)")
-        seen.add(key)
-        parts.append(head + body)
-        if not closed:
-            if string_node is not None:
-                end = string_node.end
-                if not complete:
-                    open_string = (string_node.start, end)
-            else:
-                end = _head_end(arg, scan)
-            break
-        end = arg.end
-    text = "{" + ", ".join(parts)
-    if complete:
-        text += "}"
-        if spec is not None:
-            missing = [r for r in spec.required if r not in seen]
-            if missing:
-                warnings.append(f"{where}: required argument(s) missing: {', '.join(missing)}")
-    return text, end, open_string
-
-
-def _head_end(arg: AstNode, scan: _Below) -> int:
-    """Where an argument's published head (its name) ends in the text: the end of its opener or name node."""
-    opener = scan.first[_S_ARG_OPEN] or scan.first[_S_ARG_NAME]
-    return opener.end if opener is not None else arg.start
 
 
 CallCache = dict[tuple[int, int, int], tuple["MappedCall", tuple[str, ...]]]
@@ -469,16 +186,35 @@ def map_call(
     warnings: list[str],
     arg_cache: ArgCache | None = None,
     string_cache: StringCache | None = None,
+    memo: OpenCall | None = None,
 ) -> MappedCall | None:
     """The call of the ``TOOL`` node ``node`` (the ``index``-th of the message), or None while it may not be
     published yet (name incomplete, or the id may still come); warnings appended. Cost O(nodes of the call),
     closed arguments found in ``arg_cache`` (see :data:`ArgCache`) costing O(1), string values in
-    ``string_cache`` (:data:`StringCache`) their new characters."""
+    ``string_cache`` (:data:`StringCache`) their new characters; ``memo``: a stream's :class:`OpenCall`, which
+    keeps the name, id and closed arguments of the call it maps on every feed (the same result, with less work)."""
+    if memo is not None and node is memo.node and memo.index == index and not final:
+        # The very node mapped last (peg handing back an unchanged node): its call, and its warnings again.
+        warnings.extend(memo.node_warnings)
+        return memo.call
+    before = len(warnings)
     below = _scan(node, arg_cache, True)
-    name = below.value(_V_NAME)
-    if name is None:
+    source = below.first[_V_NAME]
+    if source is None:
         return None
-    spec = tools.get(name)
+    if (
+        memo is not None
+        and memo.start == node.start
+        and memo.index == index
+        and (source is memo.name_from or (type(source) is str and source == memo.name))
+    ):
+        name = memo.name
+        spec = memo.spec
+    else:
+        name = source if type(source) is str else source.text
+        spec = tools.get(name)
+        if memo is not None:
+            memo.reset(node.start, index, source, name, spec)
     id_node = below.first[_S_ID]
     args_node = below.first[_S_ARGS]
     # A JSON-arguments call without a closer tag is complete when its arguments are (``[TOOL_CALLS]n[ARGS]{}``).
@@ -487,9 +223,20 @@ def map_call(
     )
     args_started = args_node is not None or bool(below.args)
     if id_node is not None:
-        call_id = _unquote(id_node.text)
+        if memo is None:
+            call_id = _unquote(id_node.text)
+        elif id_node is memo.id_from:
+            call_id = memo.call_id
+        else:
+            call_id = memo.call_id = _unquote(id_node.text)
+            memo.id_from = id_node
     elif id_position == "none" or final or complete or (id_position == "before_args" and args_started):
-        call_id = generated_id(salt, index, name)
+        if memo is None:
+            call_id = generated_id(salt, index, name)
+        elif memo.generated is None:
+            call_id = memo.generated = generated_id(salt, index, name)
+        else:
+            call_id = memo.generated
     else:
         return None  # the id may still come: publishing now would send a generated id and then another
     end = -1
@@ -504,33 +251,32 @@ def map_call(
         arguments = ""
     else:
         scanned = named if not complete and type(named) is _Below else None
-        arguments, end, open_string = _xml_arguments(below, spec, complete, warnings, arg_cache, string_cache, scanned)
+        arguments, end, open_string = _xml_arguments(
+            below, spec, complete, warnings, arg_cache, string_cache, scanned, memo
+        )
     end = node.end if complete else max(end, _head_of_call_end(node, below))
     if final and not complete:
         warnings.append(f"tool call {index} ({name}) is incomplete: the output ended inside it")
-    return MappedCall(name, call_id, arguments, complete, end, span, open_string)
-
-
-def _named(arg: AstNode, cache: ArgCache | None, below: _Below) -> _Below | bool:
-    """Whether the ``tool-arg`` node ``arg`` has a name node (a closed argument in ``cache`` has one): True, or
-    the walk of ``arg`` when it has one (the caller reuses it), or False. ``below``: the call's walk, whose
-    walk of ``arg`` is reused when it made one."""
-    hit = cache.get(id(arg)) if cache is not None else None
-    if hit is not None and hit[0] is arg:
-        return True
-    scan = below.scans.get(id(arg)) or _scan(arg)
-    return scan if scan.first[_S_ARG_NAME] is not None else False
-
-
-def _head_of_call_end(node: AstNode, below: _Below) -> int:
-    """Where the published head of a call (opener, name, id) ends in the text (nested calls included)."""
-    if not below.nested:
-        return max(node.start, below.head_end)
-    end = node.start
-    for n in node.walk():
-        if n.tag in _HEAD_TAGS or n.tag.startswith(_IMPLIED_NAME):
-            end = max(end, n.end)
-    return end
+    if memo is None:
+        return MappedCall(name, call_id, arguments, complete, end, span, open_string)
+    if not final:
+        memo.node = node
+        memo.node_warnings = tuple(warnings[before:]) if len(warnings) > before else ()
+    last = memo.call
+    if (
+        last is not None
+        and memo.arguments == arguments
+        and memo.call_end == end
+        and memo.complete == complete
+        and memo.last_id == call_id
+        and memo.span == span
+        and memo.open_string == open_string
+    ):
+        return last  # the fields of the previous feed's call (read, never changed in place): the same object
+    call = memo.call = MappedCall(name, call_id, arguments, complete, end, span, open_string)
+    memo.arguments, memo.call_end, memo.complete, memo.last_id = arguments, end, complete, call_id
+    memo.span, memo.open_string = span, open_string
+    return call
 
 
 def _unquote(text: str) -> str:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from chat_formats import get_format
 from chat_formats._incremental import IncrementalMapper, Step, join
-from chat_formats.mapper import map_nodes
+from chat_formats.mapper import MappedCall, map_nodes
 from peg import Status
 from tests.chat_formats.support import check_stream, chunks
 
@@ -100,14 +100,20 @@ WRITERS: dict[str, Callable[[list[tuple[str, list[Arg]]]], str]] = {
 
 def _full(nodes: Any, fmt: Any) -> tuple[Any, ...]:
     m = map_nodes(nodes, tools=fmt.tools, salt="salt", id_position=fmt.definition.id_position, final=False)
-    return m.reasoning, m.content, [(c.name, c.id, c.arguments, c.complete) for c in m.calls]
+    return m.reasoning, m.content, [_fields(c) for c in m.calls], [*dict.fromkeys(m.warnings)]
 
 
 def _incremental(mapper: IncrementalMapper, step: Step, text: str) -> tuple[Any, ...]:
+    # (The warnings of the calls a step settles are in both lists; a stream keeps each warning once.)
     reasoning = join([*mapper.reasoning, *step.tail_reasoning], text)
     content = join([*mapper.content, *step.tail_content], text)
     calls = [*mapper.calls[: step.first_call], *step.calls]
-    return reasoning, content, [(c.name, c.id, c.arguments, c.complete) for c in calls]
+    return reasoning, content, [_fields(c) for c in calls], [*dict.fromkeys([*mapper.warnings, *step.warnings])]
+
+
+def _fields(call: MappedCall) -> tuple[Any, ...]:
+    """Every field of a mapped call (the end and spans too: a stream diffs by them)."""
+    return call.name, call.id, call.arguments, call.complete, call.end, call.args_span, call.open_string
 
 
 @pytest.mark.parametrize("name", sorted(WRITERS))
@@ -120,7 +126,7 @@ def test_the_incremental_mapping_is_the_full_mapping_at_every_feed(
     text = lead + WRITERS[name](calls)
     stream = fmt.definition.parser.stream()
     mapper = IncrementalMapper(fmt.tools, "salt", fmt.definition.id_position)
-    before: tuple[Any, ...] = ("", "", [])  # a new mapper's message: empty
+    before: tuple[Any, ...] = ("", "", [], [])  # a new mapper's message: empty
     last_calls: list[Any] = []
     for piece in chunks(text, cuts):
         result = stream.feed(piece)
@@ -159,3 +165,27 @@ def test_feeds_that_only_enter_a_marker_change_nothing(name: str) -> None:
     assert unchanged > len(text) // 2
     assert len(mapper.calls[: steps[-1].first_call]) + len(steps[-1].calls) == 3
     assert all(s.changed for s in steps if s.settled_calls or s.rolled_back)
+
+
+@pytest.mark.parametrize("name", sorted(WRITERS))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(calls=_CALLS, cuts=st.lists(st.integers(0, 100_000), max_size=40))
+def test_a_parse_mapped_again_is_the_same_message_unchanged(
+    name: str, calls: list[tuple[str, list[Arg]]], cuts: list[int]
+) -> None:
+    # What peg would hand back for a feed that changed nothing: the very nodes of the previous parse. The mapper
+    # maps them to the same calls (the same objects: its memo of the open call knows that node) and says so.
+    fmt = get_format(name, tools=TOOL)
+    text = WRITERS[name](calls)
+    stream = fmt.definition.parser.stream()
+    mapper = IncrementalMapper(fmt.tools, "salt", fmt.definition.id_position)
+    for piece in chunks(text, cuts):
+        result = stream.feed(piece)
+        if result.status is Status.FAIL:
+            break
+        first = mapper.update(result.nodes, len(stream.text))
+        firsts = [*mapper.calls[: first.first_call], *first.calls]
+        again = mapper.update(result.nodes, len(stream.text))
+        assert not again.changed
+        assert _incremental(mapper, again, stream.text) == _full(result.nodes, fmt)
+        assert all(c is d for c, d in zip([*mapper.calls[: again.first_call], *again.calls], firsts, strict=True))

@@ -6,6 +6,7 @@
 
 import cython
 
+from peg cimport _compiled
 from peg._compile cimport Op, Program
 from peg._json cimport scan_json
 from peg.ast cimport AstNode, Source, make_node
@@ -15,6 +16,7 @@ cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int _SUCCESS, _FAIL, _MORE, _BEGIN, _CALL, _RET, _NODE, _DROP, _LOOK, _ACC
 cdef tuple _START
 cdef object _NO
+cdef bint _UNTRACK
 
 @cython.final
 @cython.no_gc
@@ -49,7 +51,7 @@ cdef class Machine:
         start=Py_ssize_t, boxed_start=object, cur=Py_ssize_t, i=Py_ssize_t, t0=object, touches=Py_ssize_t,
         fpos=Py_ssize_t, memo_top=Py_ssize_t,
         count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t, boxed_touches=object,
-        mode=int, k=int, flat=bint, stop=bint, done=bint, rst=int, rend=Py_ssize_t, text=str,
+        mode=int, k=int, flat=bint, stop=bint, done=bint, untracking=bint, rst=int, rend=Py_ssize_t, text=str,
         memo=dict, volatile=dict, stack=tuple, got=tuple, hit=tuple, kids=tuple, out=tuple,
     )
     cpdef tuple run(self, bint partial)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
+from . import _compiled
 from ._compile import (
     COMPOSITE,
     K_ANY,
@@ -78,13 +79,20 @@ _SCANNERS = (K_UNTIL, K_JSON)  # leaves that resume a scan where the previous fe
 Rope = Any  # None | AstNode | tuple[Rope, Rope]
 Result = tuple[int, int, Rope]
 
+_UNTRACK = _compiled.COMPILED  # (a C constant once compiled)
+
 #: An offset beyond any text: "no undecodable character seen" (``Machine.bad``).
 NO_BAD_OFFSET = 1 << 62
 
 
 class Snapshot:
     """Where a streaming parse resumes when more text arrives: the machine's registers at the first leaf that
-    looked at the end of the input."""
+    looked at the end of the input.
+
+    Compiled, the machine's snapshots are not tracked by the cyclic garbage collector (see peg/_compiled.py): no
+    reference cycle can pass through one, because nothing it holds — ops (which hold combinators, their compiled
+    children and caches of ops and patterns), frames (tuples of ops, offsets and ropes of nodes), results, scan
+    states and frozensets of strings — ever refers to a snapshot or to the machine that holds it."""
 
     __slots__ = (
         "deliver", "fail_expected", "fail_pos", "fail_stack", "mode", "op", "pos", "resume", "stack", "touches",
@@ -121,6 +129,8 @@ class Snapshot:
         snap.mode, snap.op, snap.pos, snap.resume, snap.deliver = self.mode, self.op, self.pos, resume, self.deliver
         snap.stack, snap.touches, snap.fail_pos = self.stack, self.touches, self.fail_pos
         snap.fail_expected, snap.fail_stack = self.fail_expected, self.fail_stack
+        if _UNTRACK:
+            _compiled.untrack(snap)
         return snap
 
 
@@ -250,6 +260,7 @@ class Machine:
         # pushed): no tuple per step. Memo entries and snapshots hold it as a tuple.
         rst, rend, rn = saved.deliver if mode == _RET else _START
         boxed_touches: Any = touches  # (the frames' copy: boxed when it changes, not per frame, once compiled)
+        untracking = _UNTRACK
         snap: Snapshot | None = None
         depth = 0
         flat = False
@@ -398,6 +409,8 @@ class Machine:
                         acc = rn
                     elif rn is not None:
                         acc = (acc, rn)
+                        if untracking:
+                            _compiled.untrack(acc)
                     i += 1
                     if i == len(kids):
                         rn = acc
@@ -424,7 +437,12 @@ class Machine:
                     count = 0
                 elif rst == _SUCCESS:
                     if rn is not None:
-                        acc = rn if acc is None else (acc, rn)
+                        if acc is None:
+                            acc = rn
+                        else:
+                            acc = (acc, rn)
+                            if untracking:
+                                _compiled.untrack(acc)
                     if rend == cur:
                         # An empty match: repeating it changes nothing, so it satisfies the minimum.
                         count, stop = max(i + 1, fop.lo), True
@@ -485,7 +503,10 @@ class Machine:
                 if rst != _MORE:
                     key = start * nops + fop.idx
                     if t0 == touches:
-                        memo[key] = (rst, rend, rn)
+                        entry = (rst, rend, rn)
+                        if untracking:
+                            _compiled.untrack(entry)  # (kept for good, and no cycle runs through a result)
+                        memo[key] = entry
                         if start > memo_top:
                             memo_top = start
                     else:
@@ -527,6 +548,8 @@ def _snapshot(
     snap.mode, snap.op, snap.pos, snap.resume, snap.deliver = mode, op, pos, resume, deliver
     snap.stack, snap.touches, snap.fail_pos = stack, touches, fail_pos
     snap.fail_expected, snap.fail_stack = fail_expected, fail_stack
+    if _UNTRACK:
+        _compiled.untrack(snap)
     return snap
 
 
@@ -596,6 +619,8 @@ def _flatten_cached(cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], rope: Ro
     flat = older[1] + flatten(rope[1]) if older is not None and older[0] is rope[0] else flatten(rope)
     if len(cache) > 256:
         cache.clear()
+    if _UNTRACK:
+        _compiled.untrack(flat)  # (nodes only; kept across feeds)
     cache[id(rope)] = (rope, flat)
     return flat
 

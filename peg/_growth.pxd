@@ -26,7 +26,7 @@ cdef class Growth:
     cdef object _plain, _first, _run_text
     cdef tuple _delims, _run, _firsts
     cdef bint _spaced
-    cdef Py_ssize_t _shifting, _lead
+    cdef Py_ssize_t _shifting, _lead, _run_from, _run_at
     cdef _JsonScan _json
 
     @cython.locals(scan=_JsonScan, text=str, first=str)
@@ -35,7 +35,11 @@ cdef class Growth:
     @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
     cpdef _shift(self, str text)
 
-    @cython.locals(cut=Py_ssize_t, n=Py_ssize_t, at=Py_ssize_t)
+    @cython.locals(run=tuple, n=Py_ssize_t, i=Py_ssize_t, p=Py_ssize_t, start=Py_ssize_t, touched=Py_ssize_t,
+                   touched_at=Py_ssize_t)
+    cdef bint _stops_inside(self, str text)
+
+    @cython.locals(cut=Py_ssize_t, at=Py_ssize_t, first=str)
     cpdef Py_ssize_t _cut(self, str text)
 
     @cython.locals(n=Py_ssize_t, d=str)
@@ -47,12 +51,15 @@ cdef class Growth:
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 
-cdef bint _stops_inside(tuple run, str text)
-
 cdef Py_ssize_t _INSIDE, _FAILS
 
-@cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, op=Op, alt=tuple)
+@cython.locals(stop=Py_ssize_t)
+cdef Py_ssize_t _space_end(str text, Py_ssize_t p, Py_ssize_t n, Py_ssize_t hi)
+
 cdef Py_ssize_t _run_items(tuple run, str text, Py_ssize_t p)
+
+@cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, op=Op, alt=tuple, s=str)
+cdef Py_ssize_t _run_item(object item, str text, Py_ssize_t p)
 
 @cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple, rest=tuple, whole=bint)
 cdef tuple _run_of(Op leaf, object frame, bint hidden)

@@ -65,6 +65,8 @@ class Growth:
         "_lead",
         "_plain",
         "_run",
+        "_run_at",
+        "_run_from",
         "_run_text",
         "_shifting",
         "_spaced",
@@ -100,6 +102,11 @@ class Growth:
         # after it in its sequence that we follow (see _run_of), and the text from the leaf's start on.
         self._run = run
         self._run_text = run_text
+        # Where the next take rescans the run: the first item (and its start in the run's text) whose match the
+        # last scan found reaching the end of the text; the items before it ended earlier, so more text cannot
+        # change them.
+        self._run_from = 0
+        self._run_at = 0
         # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
         self._spaced = spaced
         self.literal = bool(run)
@@ -122,8 +129,8 @@ class Growth:
             text = self._run_text + more
             if (
                 len(text) > _LONGEST_RUN
-                or not _stops_inside(self._run, text)
                 or not (more.isascii() or _NO_SURROGATE.fullmatch(more))
+                or not self._stops_inside(text)
             ):
                 return None
             self._run_text = text
@@ -169,41 +176,61 @@ class Growth:
         ``_shifting`` of ``starts``) begin where they end now in ``text`` (the run's text, from the spaces on).
         O(length of the spaces)."""
         first = self.starts[0]  # (they all begin at one place: nothing is consumed between)
-        mark = self._lead + self._run[0].regex.match(text).end()
+        mark = self._lead + _space_end(text, 0, len(text), self._run[0].hi)
         if mark != first:
             count = self._shifting
             self.starts = (mark,) * count + self.starts[count:]
 
+    def _stops_inside(self, text: str) -> bool:
+        """Whether the machine, running the items of the run in sequence over ``text`` (the run's text: from the
+        first item's start to the end of the input), stops needing more input inside one of them — a literal cut
+        by the end, or a character run touching it — so that the sequence is still running and nothing else of
+        the parse changed (exactly the machine's rules for these leaves on a partial input). The scan starts at
+        the first item whose match reached the end of the text last time (see ``_run_from``; the items before it
+        ended earlier, so more text cannot change them), which is then updated. Cost O(the text of the items
+        from there on), not O(the run's text)."""
+        run, n = self._run, len(text)
+        i, p = self._run_from, self._run_at
+        touched, touched_at = -1, 0  # the first item whose match reaches the end, and its start
+        while i < len(run):
+            start = p
+            p = _run_item(run[i], text, p)
+            if p < 0:
+                if p == _FAILS:
+                    return False
+                if touched < 0:
+                    touched, touched_at = i, start
+                self._run_from, self._run_at = touched, touched_at
+                return True
+            if p >= n and touched < 0:
+                touched, touched_at = i, start
+            i += 1
+        return False  # the run ends: what follows is not followed (parse)
+
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
-        leave the text scanner: the start of the text it holds back; else -1."""
-        first = self._first
-        if first is None or not (text.isascii() or _NO_SURROGATE.fullmatch(text)):
+        leave the text scanner: the start of the text it holds back; else -1. Each first character of a
+        delimiter is found by C-level searches (a few per take: the text is a feed's)."""
+        if self._first is None or not (text.isascii() or _NO_SURROGATE.fullmatch(text)):
             return -1
-        n = len(text)
-        cut = n
-        if len(self._firsts) == 1:  # one first character (the usual closer): found by C-level searches
-            at = text.find(self._firsts[0])
+        cut = len(text)
+        for first in self._firsts:
+            at = text.find(first)
             while at >= 0:
                 cut = self._cut_at(text, at, cut)
                 if cut < 0:
                     return -1
-                at = text.find(self._firsts[0], at + 1)
-            return cut
-        for m in first.finditer(text):
-            cut = self._cut_at(text, m.start(), cut)
-            if cut < 0:
-                return -1
+                at = text.find(first, at + 1)
         return cut
 
     def _cut_at(self, text: str, at: int, cut: int) -> int:
         """``_cut``'s step at a first character of a delimiter at ``at``: -1 if a delimiter starts there, else
-        the held-back start so far (``cut``, or ``at`` for the first start of a delimiter the end cuts)."""
+        the held-back start so far (``cut``, or ``at`` if a delimiter the end cuts starts there, before it)."""
         n = len(text)
         for d in self._delims:
             if text.startswith(d, at):
                 return -1  # a delimiter: the scan ends here
-            if cut == n and n - at < len(d) and d.startswith(text[at:]):
+            if at < cut and n - at < len(d) and d.startswith(text[at:]):
                 cut = at  # the first start of a delimiter that the end cuts: held back
         return cut
 
@@ -408,51 +435,57 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
     return False
 
 
-def _stops_inside(run: tuple[Any, ...], text: str) -> bool:
-    """Whether the machine, running the items ``run`` in sequence over ``text`` (from the first item's start to
-    the end of the input), stops needing more input inside one of them — a literal cut by the end, or a
-    character run touching it — so that the sequence is still running and nothing else of the parse changed
-    (exactly the machine's rules for these leaves on a partial input). Cost O(len(text))."""
-    return _run_items(run, text, 0) == _INSIDE
-
-
 _INSIDE, _FAILS = -1, -2
+
+
+def _space_end(text: str, p: int, n: int, hi: int) -> int:
+    """Where ``peg.space()`` (at most ``hi`` characters; -1: any number) matched at ``p`` ends: a loop, not the op's
+    regular expression (runs here are a few characters: the call would cost more). O(length of the run)."""
+    stop = n if hi < 0 or n - p <= hi else p + hi
+    while p < stop and text[p] in _SPACES:
+        p += 1
+    return p
 
 
 def _run_items(run: tuple[Any, ...], text: str, p: int) -> int:
     """Run the items ``run`` in sequence over ``text`` from ``p`` as the machine would on a partial input: _INSIDE
     if it stops needing more input inside one of them, _FAILS if one fails, else where they end (the sequence
-    would go on to an item we do not follow, or finish: parse it). A choice tries its alternatives in order: the
-    first that does not fail decides. Cost O(len(text)) per alternative tried."""
-    n = len(text)
+    would go on to an item we do not follow, or finish: parse it). Cost O(len(text)) per alternative tried."""
     for item in run:
-        if type(item) is tuple:  # a choice: (op, the items of each alternative)
-            end = _FAILS
-            for alt in item[1]:
-                end = _run_items(alt, text, p)
-                if end != _FAILS:
-                    break
-            if end < 0:
-                return end
-            p = end
-            continue
-        op = item
-        k = op.kind
-        if k == K_LIT:
-            s = op.text
-            if text.startswith(s, p):
-                p += len(s)
-                continue
-            return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
-        e = op.regex.match(text, p).end()
-        if k == K_CHARS:
-            count = e - p
-            if count != op.hi and e >= n:
-                return _INSIDE  # the run may still grow: it needs more input
-            if count < op.lo:
-                return _FAILS
-        p = e  # a space always succeeds (greedy, bounded)
+        p = _run_item(item, text, p)
+        if p < 0:
+            break
     return p
+
+
+def _run_item(item: Any, text: str, p: int) -> int:
+    """``_run_items`` for the one item ``item``: a literal, a space, a character run, or a choice (the op and the
+    items of each alternative), which tries its alternatives in order: the first that does not fail decides. A
+    failure never depends on the end of the text (a literal cut by it, a character run touching it need more
+    input), so an item that ends before the end of the text keeps its match when text is appended."""
+    n = len(text)
+    if type(item) is tuple:  # a choice
+        end = _FAILS
+        for alt in item[1]:
+            end = _run_items(alt, text, p)
+            if end != _FAILS:
+                break
+        return end
+    op = item
+    k = op.kind
+    if k == K_LIT:
+        s = op.text
+        if text.startswith(s, p):
+            return p + len(s)
+        return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
+    e = _space_end(text, p, n, op.hi) if k == K_SPACE else op.regex.match(text, p).end()
+    if k == K_CHARS:
+        count = e - p
+        if count != op.hi and e >= n:
+            return _INSIDE  # the run may still grow: it needs more input
+        if count < op.lo:
+            return _FAILS
+    return e  # a space always succeeds (greedy, bounded)
 
 
 class _JsonScan:

@@ -72,7 +72,7 @@ cdef tuple _more_plan(object stack, dict flat_cache, list frames, list plans)
 
 cdef tuple _fail_nodes(object stack, Py_ssize_t fpos, Source source)
 
-@cython.locals(kind=int, start=Py_ssize_t, what=object)
+@cython.locals(kind=int, start=Py_ssize_t, what=object, fop=Op)
 cdef tuple _run_plan(tuple plan, Py_ssize_t end, tuple inner, Source source)
 
 @cython.locals(plan=tuple, inner=tuple)

@@ -646,8 +646,9 @@ def _more_plan(
         frame = frame[6]
         depth -= 1
     # Now the ``depth`` deepest frames are the known ones.
-    del frames[depth:]
-    del plans[depth:]
+    if len(frames) > depth:
+        del frames[depth:]
+        del plans[depth:]
     plan: Plan = plans[depth - 1] if depth else None
     for j in range(len(fresh) - 1, -1, -1):
         frame = fresh[j]
@@ -682,7 +683,8 @@ def _run_plan(plan: Plan, end: int, inner: tuple[AstNode, ...], source: Source) 
         if kind == _ACC:
             inner = what + inner if inner else what
         elif kind == _NODE:
-            inner = (make_node(what.tag, what.name, start, end, True, inner, source),)
+            fop = what  # (typed once compiled: its fields are read without attribute look-ups)
+            inner = (make_node(fop.tag, fop.name, start, end, True, inner, source),)
         elif kind == _DROP:
             inner = ()
         else:

@@ -536,3 +536,33 @@ def test_a_streams_nodes_are_left_to_reference_counting_when_compiled() -> None:
         assert grown < 100  # (as Python: every node, children tuple and memo result stays tracked)
     else:
         assert grown > 600
+
+
+@pytest.mark.parametrize(
+    ("run", "text", "refused"),
+    [
+        ("<a>" + space() + "<b>", "<a> \t\n <b>!", 9),  # a space between two markers grows, then the next one
+        ("<a>" + space(2) + "<b>", "<a>  <b>!", 7),  # a bounded space that fills up exactly at the end
+        ("<a>" + space(1) + "<b>", "<a>  <b>!", 4),  # ... and one that fills up before the end: the parse fails
+        ("<a>" + chars("[a-z]", 1, 3) + "<b>", "<a>xyz<b>!", 8),
+        ("<a>" + choice("<xy>", "<x>") + space() + "<b>", "<a><xy> <b>!", 10),
+    ],
+)
+def test_extend_one_character_at_a_time_through_a_marker_run_matches_the_parse(
+    run: peg.Parser, text: str, refused: int
+) -> None:
+    """A marker run taken a character at a time: each take rescans only from the first item that reached the end
+    of the text last time (an item that ended before it keeps its match). The lane takes every character until
+    the one at ``refused`` (which completes the run or fails it), and each result is what a parse gives."""
+    parser = tag("c", until("<")) + run + tag("d", until("!")) + "!"
+    for start in range(1, 4):
+        s = parser.stream()
+        s.feed("t" + text[:start])
+        taken = []
+        for at in range(start, len(text)):
+            if s.extend(text[at]) is None:
+                assert s.feed(text[at]) == parser.parse("t" + text[: at + 1], partial=True), (start, at)
+            else:
+                taken.append(at)  # (not reading the result: that would parse, and start the next take afresh)
+        assert taken == list(range(start, refused)), start
+        assert s.finish() == parser.parse("t" + text)

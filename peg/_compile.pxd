@@ -10,6 +10,7 @@ cdef class Op:
     cdef public Py_ssize_t idx, lo, hi, maxlen
     cdef public tuple kids, delims
     cdef public object text, tag, name, jkind, desc, label
+    cdef public str members
     cdef public bint strict
     cdef public object regex, finder, first, lane
 

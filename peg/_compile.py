@@ -14,6 +14,7 @@ from typing import Any, assert_never
 from gbnf_backend import GrammarError
 
 from . import _nodes as n
+from ._charclass import CharClass
 
 __all__ = ["Op", "Program", "collect_rules", "compile_program"]
 
@@ -34,7 +35,7 @@ class Op:
 
     __slots__ = (
         "delims", "desc", "finder", "first", "hi", "idx", "jkind", "kids", "kind", "label", "lane", "lo",
-        "maxlen", "name", "node", "regex", "strict", "tag", "text",
+        "maxlen", "members", "name", "node", "regex", "strict", "tag", "text",
     )  # fmt: skip
 
     def __init__(self, node: n.Parser, kind: int, idx: int) -> None:
@@ -45,6 +46,9 @@ class Op:
         self.delims: tuple[str, ...] = ()
         self.strict = False
         self.regex: re.Pattern[str] | None = None
+        # A character run of a small ASCII class: its characters (compiled, the machine reads the run with a loop
+        # instead of the regular expression); else "".
+        self.members = ""
         self.finder: re.Pattern[str] | None = None
         self.first: re.Pattern[str] | None = None
         self.desc = ""
@@ -124,6 +128,7 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
             quant = "*" if node.max == -1 else f"{{0,{node.max}}}"
             op.regex = re.compile(node.cls.regex_body() + quant)
             op.desc = node.cls.gbnf()
+            op.members = _members(node.cls)
         case n.Until():
             op.delims, op.strict = node.delimiters, node.strict
             op.maxlen = max((len(d) for d in node.delimiters), default=0)
@@ -160,6 +165,14 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
 
 
 _HUGE = 1 << 62  # a count no parse reaches (offsets stay below it): larger bounds mean the same
+
+
+def _members(cls: CharClass) -> str:
+    """The characters of ``cls`` when it is a class of at most 64 ASCII characters (what a loop reads as fast as
+    the regular expression once compiled), else ""."""
+    if cls.negated or not cls.ranges or cls.ranges[-1][1] > 127 or sum(hi - lo + 1 for lo, hi in cls.ranges) > 64:
+        return ""
+    return "".join(chr(c) for lo, hi in cls.ranges for c in range(lo, hi + 1))
 
 
 def _bound(count: int) -> int:

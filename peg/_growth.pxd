@@ -4,8 +4,11 @@
 import cython
 
 from peg._compile cimport Op
-from peg._json cimport scan_brackets, scan_json
-from peg._packrat cimport Machine, Snapshot
+from peg cimport _compiled
+from peg._json cimport scan_brackets, scan_json, string_body_end
+from peg._packrat cimport Machine, Snapshot, run_end
+
+cdef bint _COMPILED
 
 cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
@@ -53,8 +56,6 @@ cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 
 cdef Py_ssize_t _INSIDE, _FAILS
 
-@cython.locals(stop=Py_ssize_t)
-cdef Py_ssize_t _space_end(str text, Py_ssize_t p, Py_ssize_t n, Py_ssize_t hi)
 
 cdef Py_ssize_t _run_items(tuple run, str text, Py_ssize_t p)
 

@@ -37,13 +37,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import _compiled
 from ._compile import K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
-from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
-from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
+from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json, string_body_end
+from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine, run_end
 
 __all__ = ["Growth", "growth_of"]
 
 _NO_SURROGATE = re.compile("[^\ud800-\udfff]*")
+_COMPILED = _compiled.COMPILED  # (a C constant once compiled: where it is checked, the pure path reads one global)
 
 
 class Growth:
@@ -176,7 +178,7 @@ class Growth:
         ``_shifting`` of ``starts``) begin where they end now in ``text`` (the run's text, from the spaces on).
         O(length of the spaces)."""
         first = self.starts[0]  # (they all begin at one place: nothing is consumed between)
-        mark = self._lead + _space_end(text, 0, len(text), self._run[0].hi)
+        mark = self._lead + run_end(text, 0, len(text), _SPACES, self._run[0].hi)
         if mark != first:
             count = self._shifting
             self.starts = (mark,) * count + self.starts[count:]
@@ -438,15 +440,6 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
 _INSIDE, _FAILS = -1, -2
 
 
-def _space_end(text: str, p: int, n: int, hi: int) -> int:
-    """Where ``peg.space()`` (at most ``hi`` characters; -1: any number) matched at ``p`` ends: a loop, not the op's
-    regular expression (runs here are a few characters: the call would cost more). O(length of the run)."""
-    stop = n if hi < 0 or n - p <= hi else p + hi
-    while p < stop and text[p] in _SPACES:
-        p += 1
-    return p
-
-
 def _run_items(run: tuple[Any, ...], text: str, p: int) -> int:
     """Run the items ``run`` in sequence over ``text`` from ``p`` as the machine would on a partial input: _INSIDE
     if it stops needing more input inside one of them, _FAILS if one fails, else where they end (the sequence
@@ -478,7 +471,12 @@ def _run_item(item: Any, text: str, p: int) -> int:
         if text.startswith(s, p):
             return p + len(s)
         return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
-    e = _space_end(text, p, n, op.hi) if k == K_SPACE else op.regex.match(text, p).end()
+    if k == K_SPACE:
+        e = run_end(text, p, n, _SPACES, op.hi)
+    elif _COMPILED and op.members:  # (a loop reads a short run faster than the expression, compiled)
+        e = run_end(text, p, n, op.members, op.hi)
+    else:
+        e = op.regex.match(text, p).end()
     if k == K_CHARS:
         count = e - p
         if count != op.hi and e >= n:
@@ -533,6 +531,8 @@ def _string_body(more: str) -> bool:
     """Whether ``more`` may stand inside a JSON string as it is (no quote, no control character, whole escapes
     only, no lone surrogate): printable ASCII without a quote or backslash by three C-level checks (the common
     chunk), else the string body's pattern. O(len(more))."""
+    if _COMPILED:
+        return string_body_end(more, 0, len(more)) == len(more)  # (one loop, compiled)
     if more.isascii() and more.isprintable() and '"' not in more and "\\" not in more:
         return True  # (DEL, the one printable-excluded ASCII character JSON allows, takes the pattern below)
     return STRING_BODY.fullmatch(more) is not None

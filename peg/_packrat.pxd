@@ -16,7 +16,7 @@ cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int _SUCCESS, _FAIL, _MORE, _BEGIN, _CALL, _RET, _NODE, _DROP, _LOOK, _ACC
 cdef tuple _START
 cdef object _NO
-cdef bint _UNTRACK
+cdef bint _COMPILED
 
 @cython.final
 @cython.no_gc
@@ -51,10 +51,13 @@ cdef class Machine:
         start=Py_ssize_t, boxed_start=object, cur=Py_ssize_t, i=Py_ssize_t, t0=object, touches=Py_ssize_t,
         fpos=Py_ssize_t, memo_top=Py_ssize_t,
         count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t, boxed_touches=object,
-        mode=int, k=int, flat=bint, stop=bint, done=bint, untracking=bint, rst=int, rend=Py_ssize_t, text=str,
+        mode=int, k=int, flat=bint, stop=bint, done=bint, untracking=bint, compiled=bint, rst=int, rend=Py_ssize_t, text=str,
         memo=dict, volatile=dict, stack=tuple, got=tuple, hit=tuple, kids=tuple, out=tuple,
     )
     cpdef tuple run(self, bint partial)
+
+@cython.locals(stop=Py_ssize_t)
+cpdef Py_ssize_t run_end(str text, Py_ssize_t p, Py_ssize_t n, str members, Py_ssize_t hi)
 
 @cython.locals(delims=tuple, scan=Py_ssize_t, j=Py_ssize_t, safe=Py_ssize_t, held=Py_ssize_t)
 cdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint partial)

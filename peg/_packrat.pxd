@@ -64,7 +64,7 @@ cdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint
 
 cdef bint _starts_one(tuple delims, str tail)
 
-@cython.locals(out=list, todo=list)
+@cython.locals(out=list, todo=list, pair=tuple)
 cpdef tuple flatten(object rope)
 
 @cython.locals(hit=tuple, older=tuple, flat=tuple)

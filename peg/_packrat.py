@@ -166,6 +166,9 @@ def flatten(rope: Rope) -> tuple[AstNode, ...]:
         return ()
     if type(rope) is AstNode:
         return (rope,)
+    pair: tuple[Rope, Rope] = rope
+    if type(pair[0]) is AstNode and type(pair[1]) is AstNode:
+        return pair  # (two nodes: the pair is their tuple already)
     out: list[AstNode] = []
     todo = [rope]
     while todo:
@@ -253,7 +256,7 @@ class Machine:
                 self.live = (op, at, saved.stack, False)
                 return _unwind_more(self, saved.stack, n, None), saved.fail_pos, saved.fail_expected
         bad, memo, nops, tracer, memo_top = self.bad, self.memo, len(self.program.ops), self.tracer, self.memo_top
-        volatile: dict[int, Result] = {}
+        volatile: dict[int, Result] | None = None  # (made at its first entry: most runs keep none)
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
         mode, op, pos, rs, stack = saved.mode, saved.op, saved.pos, saved.resume, saved.stack
         touches, fpos, fexp, fstack = saved.touches, saved.fail_pos, saved.fail_expected, saved.fail_stack
@@ -273,11 +276,11 @@ class Machine:
                     # No memo entry starts after ``memo_top``: a call there (most calls of a feed: new text) looks
                     # up nothing, unless this run has kept entries that looked at the end.
                     hit = None
-                    if pos <= memo_top or volatile:
+                    if pos <= memo_top or volatile is not None:
                         key = pos * nops + op.idx
                         if pos <= memo_top:
                             hit = memo.get(key)
-                        if hit is None and volatile:
+                        if hit is None and volatile is not None:
                             hit = volatile.get(key)
                             if hit is not None:
                                 touches += 1  # reusing a result that looked at the end counts as looking
@@ -515,6 +518,8 @@ class Machine:
                         if start > memo_top:
                             memo_top = start
                     else:
+                        if volatile is None:
+                            volatile = {}
                         volatile[key] = (rst, rend, rn)
                 if tracer is not None:
                     depth -= 1

@@ -47,7 +47,7 @@ class Op:
         self.strict = False
         self.regex: re.Pattern[str] | None = None
         # A character run of a small ASCII class: its characters (compiled, the machine reads the run with a loop
-        # instead of the regular expression); else "".
+        # instead of the regular expression); an until with delimiters: their first characters; else "".
         self.members = ""
         self.finder: re.Pattern[str] | None = None
         self.first: re.Pattern[str] | None = None
@@ -138,6 +138,7 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
                 op.finder = re.compile("|".join(re.escape(d) for d in alts))
             if node.delimiters:
                 op.first = re.compile("[" + "".join(sorted({re.escape(d[0]) for d in node.delimiters})) + "]")
+                op.members = "".join(sorted({d[0] for d in node.delimiters}))
             op.desc = " or ".join(repr(d) for d in node.delimiters) or "end of input"
         case n.Space():
             op.hi = _bound(node.max)

@@ -49,10 +49,16 @@ cdef class Growth:
     cdef Py_ssize_t _cut_at(self, str text, Py_ssize_t at, Py_ssize_t cut)
 
 @cython.locals(
-    snap=Snapshot, op=Op, fop=Op, plan=tuple, pos=Py_ssize_t, kind=int, start=object, hidden=bint, spaced=bint,
-    live=tuple, text=str, made=Py_ssize_t, first_shown=Py_ssize_t, between=Py_ssize_t, growth=Growth
+    snap=Snapshot, op=Op, pos=Py_ssize_t, hidden=int, spaced=bint, nodes=tuple, live=tuple, text=str,
+    first_shown=Py_ssize_t, between=Py_ssize_t, growth=Growth
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
+
+@cython.locals(
+    fop=Op, step=tuple, kind=int, start=object, hidden=int, made=Py_ssize_t, first_shown=Py_ssize_t,
+    tag_list=list, start_list=list
+)
+cdef tuple _live_nodes(object plan)
 
 cdef Py_ssize_t _INSIDE, _FAILS
 

@@ -256,28 +256,12 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
             return None
     else:
         return None
-    tag_list: list[str] = []
-    start_list: list[int] = []
-    hidden = False  # the live leaf is inside an open atomic group
-    made = first_shown = 0  # nodes on the live path, innermost first; the first of them that is shown
-    plan = machine.plan
-    while plan is not None:
-        kind, what, start, plan = plan  # (unpacking a typed tuple: no generic iteration once compiled)
-        if kind == ACC_STEP:
-            continue
-        fop = what
-        if kind == NODE_STEP:
-            tag_list.append(fop.tag)
-            start_list.append(start)
-            made += 1
-        elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
-            tag_list.clear()
-            start_list.clear()
-            hidden = True
-            first_shown = made
-        else:  # a look-ahead: the path above it ends where it starts
-            return None
-    tags, starts = tuple(tag_list), tuple(start_list)
+    nodes = machine.live_nodes
+    if nodes is None or nodes[0] is not machine.plan:
+        nodes = machine.live_nodes = _live_nodes(machine.plan)
+    tags, starts, hidden, first_shown = nodes[1], nodes[2], nodes[3], nodes[4]
+    if hidden < 0:
+        return None  # a look-ahead on the live path
     text = machine.source.text
     held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
@@ -308,6 +292,36 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         )
         return growth
     return None
+
+
+def _live_nodes(plan: Any) -> tuple[Any, tuple[str, ...], tuple[int, ...], int, int]:
+    """``(plan, tags, starts, hidden, first_shown)`` for the unwinding plan of a live path (see peg._packrat):
+    the tag and start of each node it makes, innermost first, without those inside an open atomic group;
+    ``hidden`` 1 if the live leaf is inside such a group (-1 if a look-ahead lies on the path: no growth), else 0;
+    ``first_shown`` the number of nodes made inside the group. Kept on the machine (``Machine.live_nodes``) while
+    the plan stays the same object: feeds inside one scanner make one. O(steps of the plan)."""
+    tag_list: list[str] = []
+    start_list: list[int] = []
+    hidden = 0
+    made = first_shown = 0  # nodes on the live path, innermost first; the first of them that is shown
+    step = plan
+    while step is not None:
+        kind, what, start, step = step  # (unpacking a typed tuple: no generic iteration once compiled)
+        if kind == ACC_STEP:
+            continue
+        fop = what
+        if kind == NODE_STEP:
+            tag_list.append(fop.tag)
+            start_list.append(start)
+            made += 1
+        elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
+            tag_list.clear()
+            start_list.clear()
+            hidden = 1
+            first_shown = made
+        else:  # a look-ahead: the path above it ends where it starts
+            return (plan, (), (), -1, 0)
+    return (plan, tuple(tag_list), tuple(start_list), hidden, first_shown)
 
 
 def _space_lead(snap: Any, leaf: Op, stack: Any) -> int:

@@ -39,7 +39,7 @@ cdef class Machine:
     cdef public Py_ssize_t bad, memo_top
     cdef public dict memo, flat_cache
     cdef public list plan_frames, plans
-    cdef public object tracer, snapshot, final, plan_stack, live
+    cdef public object tracer, snapshot, final, plan_stack, live, live_nodes
     cdef public tuple plan
 
     @cython.locals(source=Source, text=str)
@@ -59,7 +59,8 @@ cdef class Machine:
 @cython.locals(stop=Py_ssize_t)
 cpdef Py_ssize_t run_end(str text, Py_ssize_t p, Py_ssize_t n, str members, Py_ssize_t hi)
 
-@cython.locals(delims=tuple, scan=Py_ssize_t, j=Py_ssize_t, safe=Py_ssize_t, held=Py_ssize_t)
+@cython.locals(delims=tuple, scan=Py_ssize_t, j=Py_ssize_t, safe=Py_ssize_t, held=Py_ssize_t, at=Py_ssize_t, d=str,
+               firsts=str)
 cdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint partial)
 
 cdef bint _starts_one(tuple delims, str tail)

@@ -201,6 +201,8 @@ class Machine:
         # After a run that needed more input where every leaf that looked at the end before the last one was a
         # space: (the last leaf, its position, its frame stack, whether such spaces came first), for peg._growth.
         self.live: tuple[Any, int, Any, bool] | None = None
+        # What peg._growth derives from ``plan`` (the live path's nodes), kept while the plan stays the same object.
+        self.live_nodes: Any = None
 
     @property
     def text(self) -> str:
@@ -582,6 +584,14 @@ def _until(op: Op, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple
     scan = pos if rs is None else rs
     if op.finder is None:
         j = text.find(delims[0], scan)
+    elif _COMPILED:
+        # The leftmost start of a delimiter: a C-level search for each (the later ones bounded by the best so far),
+        # cheaper than a call of the alternation's expression for the few characters a feed scans.
+        j = -1
+        for d in delims:
+            at = text.find(d, scan) if j < 0 else text.find(d, scan, j + len(d) - 1)
+            if at >= 0 and (j < 0 or at < j):
+                j = at
     else:
         m = op.finder.search(text, scan)
         j = -1 if m is None else m.start()
@@ -590,15 +600,22 @@ def _until(op: Op, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple
     # No complete delimiter. Starts after `safe` might still become one when text is appended.
     safe = max(pos, n - op.maxlen + 1)
     held = n
-    first = op.first
-    assert first is not None  # compiled for every until with delimiters
-    m2 = first.search(text, safe)
-    while m2 is not None:
-        tail = text[m2.start() :]
-        if _starts_one(delims, tail):
-            held = m2.start()
-            break
-        m2 = first.search(text, m2.start() + 1)
+    if _COMPILED:  # (the first characters of the delimiters, by a loop over the last few characters)
+        firsts = op.members
+        for at in range(safe, n):
+            if text[at] in firsts and _starts_one(delims, text[at:]):
+                held = at
+                break
+    else:
+        first = op.first
+        assert first is not None  # compiled for every until with delimiters
+        m2 = first.search(text, safe)
+        while m2 is not None:
+            tail = text[m2.start() :]
+            if _starts_one(delims, tail):
+                held = m2.start()
+                break
+            m2 = first.search(text, m2.start() + 1)
     if partial:
         return (_MORE, held, None), safe
     if op.strict:

@@ -566,3 +566,27 @@ def test_extend_one_character_at_a_time_through_a_marker_run_matches_the_parse(
                 taken.append(at)  # (not reading the result: that would parse, and start the next take afresh)
         assert taken == list(range(start, refused)), start
         assert s.finish() == parser.parse("t" + text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    delims=st.sampled_from([("</a>",), ("</a>", "<b"), ("</a>", "<b", "/x>"), ("ab", "b", "</a>")]),
+    text=st.text(alphabet="ab</>x", min_size=1, max_size=24),
+    cuts=st.lists(st.integers(min_value=0, max_value=24), max_size=4),
+)
+def test_until_stops_at_the_leftmost_delimiter_and_holds_back_a_cut_one(
+    delims: tuple[str, ...], text: str, cuts: list[int]
+) -> None:
+    # Compiled, the until leaf finds its delimiters by a search for each and the held-back start by a loop over
+    # the last characters (the pure source: regular expressions); any chunking gives the same.
+    parser = tag("t", until_one_of(list(delims)))
+    found = [at for at in (text.find(d) for d in delims) if at >= 0]
+    longest = max(len(d) for d in delims)
+    cut = [q for q in range(max(0, len(text) - longest + 1), len(text)) if any(d.startswith(text[q:]) for d in delims)]
+    expected = (S, min(found)) if found else (M, cut[0] if cut else len(text))
+    stream = parser.stream()
+    points = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    for a, b in itertools.pairwise(points):
+        result = stream.feed(text[a:b])
+    assert (result.status, result.end) == expected
+    assert result == parser.parse(text, partial=True)

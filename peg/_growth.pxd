@@ -32,6 +32,9 @@ cdef class Growth:
     cdef Py_ssize_t _shifting, _lead, _run_from, _run_at
     cdef _JsonScan _json
 
+    cdef void _set(self, tuple tags, tuple starts, str held, object plain, tuple delims, object first, tuple run,
+                   str run_text, bint spaced, tuple firsts)
+
     @cython.locals(scan=_JsonScan, text=str, first=str)
     cpdef object take(self, object more)
 
@@ -59,6 +62,10 @@ cpdef Growth growth_of(Machine machine, Py_ssize_t end)
     tag_list=list, start_list=list
 )
 cdef tuple _live_nodes(object plan)
+
+@cython.locals(growth=Growth)
+cdef Growth _growth(tuple tags, tuple starts, str held, object plain, tuple delims, object first, tuple run,
+                    str run_text, bint spaced, tuple firsts)
 
 cdef Py_ssize_t _INSIDE, _FAILS
 

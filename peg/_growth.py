@@ -92,6 +92,23 @@ class Growth:
         spaced: bool = False,
         firsts: tuple[str, ...] = (),
     ) -> None:
+        self._set(tags, starts, held, plain, delims, first, run, run_text, spaced, firsts)
+
+    def _set(
+        self,
+        tags: tuple[str, ...],
+        starts: tuple[int, ...],
+        held: str,
+        plain: re.Pattern[str],
+        delims: tuple[str, ...],
+        first: re.Pattern[str] | None,
+        run: tuple[Any, ...],
+        run_text: str,
+        spaced: bool,
+        firsts: tuple[str, ...],
+    ) -> None:
+        """Every field, from the constructor's arguments (see ``__init__``; ``_growth`` makes one without parsing
+        them)."""
         self.tags = tags
         self.starts = starts
         self.held = held
@@ -266,9 +283,9 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     held = text[end:] if end < len(text) else ""
     if op.kind == K_UNTIL:
         if not op.delims:
-            return Growth(tags, starts, held, _NO_SURROGATE)
+            return _growth(tags, starts, held, _NO_SURROGATE, (), None, (), "", False, ())
         plain, firsts = _until_lane(op)
-        return Growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)  # (positional: cheaper)
+        return _growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = _run_of(op, machine.plan_stack, hidden)
@@ -277,21 +294,40 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
             # The spaces before it lead the run: whitespace lengthens them (the leaf and the nodes that begin at
             # it begin later), as the machine, resuming at those spaces, would parse it.
             lead = snap.pos
-            growth = Growth(tags, starts, "", _NO_SURROGATE, (), None, (snap.op, *run), text[lead:], False)
+            growth = _growth(tags, starts, "", _NO_SURROGATE, (), None, (snap.op, *run), text[lead:], False, ())
             growth.shifts = True
             growth._shifting = max(0, between - first_shown)  # (the nodes between that are shown)
             growth._lead = lead
             return growth
-        return Growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced)
+        return _growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced, ())
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
-        growth = Growth(tags, starts, held, _NO_SURROGATE)
+        growth = _growth(tags, starts, held, _NO_SURROGATE, (), None, (), "", False, ())
         base = min(resume[1], end)
         growth._json = _JsonScan(
             op.jkind, text[base:], base, (resume[0], resume[1] - base, resume[2], resume[3]), end - base
         )
         return growth
     return None
+
+
+def _growth(
+    tags: tuple[str, ...],
+    starts: tuple[int, ...],
+    held: str,
+    plain: re.Pattern[str],
+    delims: tuple[str, ...],
+    first: re.Pattern[str] | None,
+    run: tuple[Any, ...],
+    run_text: str,
+    spaced: bool,
+    firsts: tuple[str, ...],
+) -> Growth:
+    """``Growth(...)`` (all arguments given), made field by field: compiled, this skips the constructor's argument
+    parsing (one growth per ordinary feed). O(1)."""
+    growth = Growth.__new__(Growth)
+    growth._set(tags, starts, held, plain, delims, first, run, run_text, spaced, firsts)
+    return growth
 
 
 def _live_nodes(plan: Any) -> tuple[Any, tuple[str, ...], tuple[int, ...], int, int]:

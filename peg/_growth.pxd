@@ -14,12 +14,13 @@ cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPA
 cdef int ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
 
 cdef class _JsonScan:
-    cdef public object kind, text
+    cdef public object kind
+    cdef public str text
     cdef public Py_ssize_t base, shown
     cdef public tuple resume
 
-    @cython.locals(status=int, end=Py_ssize_t, cut=Py_ssize_t, where=tuple, resume=tuple)
-    cpdef object take(self, object more)
+    @cython.locals(status=int, end=Py_ssize_t, cut=Py_ssize_t, where=tuple, resume=tuple, text=str, after=tuple)
+    cpdef object take(self, str more)
 
 @cython.final
 cdef class Growth:
@@ -36,7 +37,7 @@ cdef class Growth:
                    str run_text, bint spaced, tuple firsts)
 
     @cython.locals(scan=_JsonScan, text=str, first=str)
-    cpdef object take(self, object more)
+    cpdef object take(self, str more)
 
     @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
     cpdef _shift(self, str text)

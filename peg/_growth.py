@@ -60,24 +60,9 @@ class Growth:
     the taken text."""
 
     __slots__ = (
-        "_delims",
-        "_first",
-        "_firsts",
-        "_json",
-        "_lead",
-        "_plain",
-        "_run",
-        "_run_at",
-        "_run_from",
-        "_run_text",
-        "_shifting",
-        "_spaced",
-        "held",
-        "literal",
-        "shifts",
-        "starts",
-        "tags",
-    )
+        "_delims", "_first", "_firsts", "_json", "_lead", "_plain", "_run", "_run_at", "_run_from", "_run_text",
+        "_shifting", "_spaced", "held", "literal", "shifts", "starts", "tags",
+    )  # fmt: skip
 
     def __init__(
         self,

@@ -18,14 +18,17 @@ Design (why streaming costs what is new):
   costs the new text plus the unwinding of the live path, not the whole output. A run that never touched
   the end has a final result: more text cannot change it.
 
+* **Out of the cyclic collector's sight** (compiled): the nodes, their children, memo results, the ropes in them
+  and snapshots cannot be in a reference cycle, so they are untracked as they are made (see ``peg/_compiled.py``):
+  a long stream's memo does not grow the collector's work, which otherwise grew with the output.
+
 Results are tuples ``(status, end, nodes)``; ``nodes`` is a rope (None, an AstNode, or a pair of ropes) so
 sequences and repetitions concatenate in O(1); it is flattened only where a node is built.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Any, TextIO
+from typing import Any
 
 from . import _compiled
 from ._compile import (
@@ -50,6 +53,7 @@ from ._compile import (
     Program,
 )
 from ._json import scan_json
+from ._trace import Tracer
 from .ast import AstNode, Source, make_node
 
 __all__ = [
@@ -133,31 +137,6 @@ class Snapshot:
         if _COMPILED:
             _compiled.untrack(snap)
         return snap
-
-
-_STATUS_NAMES = {0: "ok", 1: "fail", 2: "more"}
-
-
-class Tracer:
-    """Writes ``<indent><combinator> @<pos>`` on entry and ``-> ok|fail|more <end>`` on exit to ``out``."""
-
-    def __init__(self, out: TextIO | None = None) -> None:
-        self.out = out if out is not None else sys.stderr
-
-    def _write(self, depth: int, line: str) -> None:
-        self.out.write("  " * depth + line + "\n")
-
-    def call(self, label: str, pos: int, depth: int) -> None:
-        self._write(depth, f"{label} @{pos}")
-
-    def ret(self, label: str, start: int, depth: int, result: tuple[Any, ...]) -> None:
-        self._write(depth, f"{label} @{start} -> {_STATUS_NAMES[result[0]]} {result[1]}")
-
-    def leaf(self, label: str, pos: int, depth: int, result: tuple[Any, ...]) -> None:
-        self._write(depth, f"{label} @{pos} -> {_STATUS_NAMES[result[0]]} {result[1]}")
-
-    def memo(self, label: str, pos: int, depth: int, result: tuple[Any, ...]) -> None:
-        self._write(depth, f"{label} @{pos} -> {_STATUS_NAMES[result[0]]} {result[1]} (memo)")
 
 
 def flatten(rope: Rope) -> tuple[AstNode, ...]:

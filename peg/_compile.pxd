@@ -11,7 +11,7 @@ cdef class Op:
     cdef public tuple kids, delims
     cdef public object text, tag, name, jkind, desc, label
     cdef public str members
-    cdef public bint strict
+    cdef public bint strict, memo
     cdef public object regex, finder, first, lane
 
 @cython.final

@@ -18,7 +18,7 @@ from ._charclass import CharClass
 
 __all__ = ["Op", "Program", "collect_rules", "compile_program"]
 
-# Op kinds. Leaves are < COMPOSITE; composites push a frame and are memoised.
+# Op kinds. Leaves are < COMPOSITE; composites push a frame (and are memoised: see _mark_memo).
 K_EPS, K_START, K_END, K_LIT, K_ANY, K_CHARS, K_SPACE, K_UNTIL, K_JSON = range(9)
 COMPOSITE = 10
 K_SEQ, K_CHOICE, K_REP, K_PEEK, K_NEGATE, K_ATOMIC, K_TAG, K_RULE = range(10, 18)
@@ -35,7 +35,7 @@ class Op:
 
     __slots__ = (
         "delims", "desc", "finder", "first", "hi", "idx", "jkind", "kids", "kind", "label", "lane", "lo",
-        "maxlen", "members", "name", "node", "regex", "strict", "tag", "text",
+        "maxlen", "members", "memo", "name", "node", "regex", "strict", "tag", "text",
     )  # fmt: skip
 
     def __init__(self, node: n.Parser, kind: int, idx: int) -> None:
@@ -45,6 +45,7 @@ class Op:
         self.text = self.tag = self.name = self.jkind = ""
         self.delims: tuple[str, ...] = ()
         self.strict = False
+        self.memo = False  # a composite whose results the machine memoises (see _mark_memo)
         self.regex: re.Pattern[str] | None = None
         # A character run of a small ASCII class: its characters (compiled, the machine reads the run with a loop
         # instead of the regular expression); an until with delimiters: their first characters; else "".
@@ -112,6 +113,7 @@ def compile_program(root: n.Parser) -> Program:
         _configure(ops[id(node)], node, [ops[id(_target(c, rules))] for c in node.children()])
     program = Program(ops[id(_target(root, rules))], [ops[id(x)] for x in order], rules)
     _check_left_recursion(program)
+    _mark_memo(program.ops)
     root._program = program
     return program
 
@@ -191,6 +193,26 @@ def _label(node: n.Parser) -> str:
         return f"{node.kind}/{len(node.items)}"
     text = repr(node)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _mark_memo(ops: list[Op]) -> None:
+    """Set ``op.memo`` on the composites that are shared (entered from more than one place) or under which a
+    repetition, a rule or a shared composite lies. The others span a tree of ops (no repetition, no recursion, no
+    sharing): the machine recomputes one where it is entered again, as it does leaves, at a cost bounded by that
+    tree, so a parse stays linear in the text with the factor full memoisation has (the size of the grammar). A
+    fixpoint (cycles pass through rules, which are marked first): O(ops) per pass, a pass or two in practice."""
+    parents = [0] * len(ops)
+    for op in ops:
+        for kid in op.kids:
+            parents[kid.idx] += 1
+    for op in ops:
+        op.memo = op.kind == K_REP or op.kind == K_RULE or (op.kind >= COMPOSITE and parents[op.idx] > 1)
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(ops):
+            if not op.memo and op.kind >= COMPOSITE and any(kid.memo for kid in op.kids):
+                op.memo = changed = True
 
 
 def nullable_ops(program: Program) -> list[bool]:

@@ -6,7 +6,10 @@ Design (why streaming costs what is new):
 * **Explicit, persistent stack.** Each frame is an immutable tuple ``(op, start, cur, i, acc, t0, parent)``
   linked to its parent, so there is no Python recursion per nesting level and the whole machine state is a
   couple of references: saving it is O(1).
-* **Packrat memo.** Every composite op's result is memoised by ``(op, start)``: linear time on any grammar.
+* **Packrat memo.** A composite op's result is memoised by ``(op, start)`` when a repetition or a rule lies under
+  it (``Op.memo``): linear time on any grammar. The others span a finite tree of ops without repetition or
+  recursion, so recomputing one where it is entered again costs a bounded number of steps, as a leaf (never
+  memoised) does: most of a feed's ops (a marker, a tagged value), whose memo entries were never read again.
 * **End-of-input touches.** The only thing that can change when text is appended is a decision that looked at
   the end of the input (a literal cut off, ``until`` still searching, a repetition that stopped there, ...).
   The machine counts such *touches*. A memo entry whose computation touched nothing is valid forever and goes
@@ -257,7 +260,7 @@ class Machine:
                     # No memo entry starts after ``memo_top``: a call there (most calls of a feed: new text) looks
                     # up nothing, unless this run has kept entries that looked at the end.
                     hit = None
-                    if pos <= memo_top or volatile is not None:
+                    if op.memo and (pos <= memo_top or volatile is not None):
                         key = pos * nops + op.idx
                         if pos <= memo_top:
                             hit = memo.get(key)
@@ -489,7 +492,7 @@ class Machine:
                 else:
                     rend, rn = start, None
             if done:
-                if rst != _MORE:
+                if rst != _MORE and fop.memo:
                     key = start * nops + fop.idx
                     if t0 == touches:
                         entry = (rst, rend, rn)

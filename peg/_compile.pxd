@@ -10,7 +10,8 @@ cdef class Op:
     cdef public Py_ssize_t idx, lo, hi, maxlen
     cdef public tuple kids, delims
     cdef public object text, tag, name, jkind, desc, label
-    cdef public bint strict
+    cdef public str members
+    cdef public bint strict, memo
     cdef public object regex, finder, first, lane
 
 @cython.final

@@ -14,10 +14,11 @@ from typing import Any, assert_never
 from gbnf_backend import GrammarError
 
 from . import _nodes as n
+from ._charclass import CharClass
 
 __all__ = ["Op", "Program", "collect_rules", "compile_program"]
 
-# Op kinds. Leaves are < COMPOSITE; composites push a frame and are memoised.
+# Op kinds. Leaves are < COMPOSITE; composites push a frame (and are memoised: see _mark_memo).
 K_EPS, K_START, K_END, K_LIT, K_ANY, K_CHARS, K_SPACE, K_UNTIL, K_JSON = range(9)
 COMPOSITE = 10
 K_SEQ, K_CHOICE, K_REP, K_PEEK, K_NEGATE, K_ATOMIC, K_TAG, K_RULE = range(10, 18)
@@ -34,7 +35,7 @@ class Op:
 
     __slots__ = (
         "delims", "desc", "finder", "first", "hi", "idx", "jkind", "kids", "kind", "label", "lane", "lo",
-        "maxlen", "name", "node", "regex", "strict", "tag", "text",
+        "maxlen", "members", "memo", "name", "node", "regex", "strict", "tag", "text",
     )  # fmt: skip
 
     def __init__(self, node: n.Parser, kind: int, idx: int) -> None:
@@ -44,7 +45,11 @@ class Op:
         self.text = self.tag = self.name = self.jkind = ""
         self.delims: tuple[str, ...] = ()
         self.strict = False
+        self.memo = False  # a composite whose results the machine memoises (see _mark_memo)
         self.regex: re.Pattern[str] | None = None
+        # A character run of a small ASCII class: its characters (compiled, the machine reads the run with a loop
+        # instead of the regular expression); an until with delimiters: their first characters; else "".
+        self.members = ""
         self.finder: re.Pattern[str] | None = None
         self.first: re.Pattern[str] | None = None
         self.desc = ""
@@ -108,6 +113,7 @@ def compile_program(root: n.Parser) -> Program:
         _configure(ops[id(node)], node, [ops[id(_target(c, rules))] for c in node.children()])
     program = Program(ops[id(_target(root, rules))], [ops[id(x)] for x in order], rules)
     _check_left_recursion(program)
+    _mark_memo(program.ops)
     root._program = program
     return program
 
@@ -124,6 +130,7 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
             quant = "*" if node.max == -1 else f"{{0,{node.max}}}"
             op.regex = re.compile(node.cls.regex_body() + quant)
             op.desc = node.cls.gbnf()
+            op.members = _members(node.cls)
         case n.Until():
             op.delims, op.strict = node.delimiters, node.strict
             op.maxlen = max((len(d) for d in node.delimiters), default=0)
@@ -133,6 +140,7 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
                 op.finder = re.compile("|".join(re.escape(d) for d in alts))
             if node.delimiters:
                 op.first = re.compile("[" + "".join(sorted({re.escape(d[0]) for d in node.delimiters})) + "]")
+                op.members = "".join(sorted({d[0] for d in node.delimiters}))
             op.desc = " or ".join(repr(d) for d in node.delimiters) or "end of input"
         case n.Space():
             op.hi = _bound(node.max)
@@ -162,6 +170,14 @@ def _configure(op: Op, parser: n.Parser, kids: list[Op]) -> None:
 _HUGE = 1 << 62  # a count no parse reaches (offsets stay below it): larger bounds mean the same
 
 
+def _members(cls: CharClass) -> str:
+    """The characters of ``cls`` when it is a class of at most 64 ASCII characters (what a loop reads as fast as
+    the regular expression once compiled), else ""."""
+    if cls.negated or not cls.ranges or cls.ranges[-1][1] > 127 or sum(hi - lo + 1 for lo, hi in cls.ranges) > 64:
+        return ""
+    return "".join(chr(c) for lo, hi in cls.ranges for c in range(lo, hi + 1))
+
+
 def _bound(count: int) -> int:
     """A repetition bound as the machine holds it (a C integer once compiled): ``count``, or ``_HUGE`` for a
     larger one, which no count reaches either, so the parse is the same. -1 (no bound) stays -1."""
@@ -177,6 +193,26 @@ def _label(node: n.Parser) -> str:
         return f"{node.kind}/{len(node.items)}"
     text = repr(node)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _mark_memo(ops: list[Op]) -> None:
+    """Set ``op.memo`` on the composites that are shared (entered from more than one place) or under which a
+    repetition, a rule or a shared composite lies. The others span a tree of ops (no repetition, no recursion, no
+    sharing): the machine recomputes one where it is entered again, as it does leaves, at a cost bounded by that
+    tree, so a parse stays linear in the text with the factor full memoisation has (the size of the grammar). A
+    fixpoint (cycles pass through rules, which are marked first): O(ops) per pass, a pass or two in practice."""
+    parents = [0] * len(ops)
+    for op in ops:
+        for kid in op.kids:
+            parents[kid.idx] += 1
+    for op in ops:
+        op.memo = op.kind == K_REP or op.kind == K_RULE or (op.kind >= COMPOSITE and parents[op.idx] > 1)
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(ops):
+            if not op.memo and op.kind >= COMPOSITE and any(kid.memo for kid in op.kids):
+                op.memo = changed = True
 
 
 def nullable_ops(program: Program) -> list[bool]:

@@ -4,19 +4,23 @@
 import cython
 
 from peg._compile cimport Op
-from peg._json cimport scan_brackets, scan_json
-from peg._packrat cimport Machine, Snapshot
+from peg cimport _compiled
+from peg._json cimport scan_brackets, scan_json, string_body_end
+from peg._packrat cimport Machine, Snapshot, run_end
+
+cdef bint _COMPILED
 
 cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
 
 cdef class _JsonScan:
-    cdef public object kind, text
+    cdef public object kind
+    cdef public str text
     cdef public Py_ssize_t base, shown
     cdef public tuple resume
 
-    @cython.locals(status=int, end=Py_ssize_t, cut=Py_ssize_t, where=tuple, resume=tuple)
-    cpdef object take(self, object more)
+    @cython.locals(status=int, end=Py_ssize_t, cut=Py_ssize_t, where=tuple, resume=tuple, text=str, after=tuple)
+    cpdef object take(self, str more)
 
 @cython.final
 cdef class Growth:
@@ -26,33 +30,51 @@ cdef class Growth:
     cdef object _plain, _first, _run_text
     cdef tuple _delims, _run, _firsts
     cdef bint _spaced
-    cdef Py_ssize_t _shifting, _lead
+    cdef Py_ssize_t _shifting, _lead, _run_from, _run_at
     cdef _JsonScan _json
 
+    cdef void _set(self, tuple tags, tuple starts, str held, object plain, tuple delims, object first, tuple run,
+                   str run_text, bint spaced, tuple firsts)
+
     @cython.locals(scan=_JsonScan, text=str, first=str)
-    cpdef object take(self, object more)
+    cpdef object take(self, str more)
 
     @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
     cpdef _shift(self, str text)
 
-    @cython.locals(cut=Py_ssize_t, n=Py_ssize_t, at=Py_ssize_t)
+    @cython.locals(run=tuple, n=Py_ssize_t, i=Py_ssize_t, p=Py_ssize_t, start=Py_ssize_t, touched=Py_ssize_t,
+                   touched_at=Py_ssize_t)
+    cdef bint _stops_inside(self, str text)
+
+    @cython.locals(cut=Py_ssize_t, at=Py_ssize_t, first=str)
     cpdef Py_ssize_t _cut(self, str text)
 
     @cython.locals(n=Py_ssize_t, d=str)
     cdef Py_ssize_t _cut_at(self, str text, Py_ssize_t at, Py_ssize_t cut)
 
 @cython.locals(
-    snap=Snapshot, op=Op, fop=Op, plan=tuple, pos=Py_ssize_t, kind=int, start=object, hidden=bint, spaced=bint,
-    live=tuple, text=str, made=Py_ssize_t, first_shown=Py_ssize_t, between=Py_ssize_t, growth=Growth
+    snap=Snapshot, op=Op, pos=Py_ssize_t, hidden=int, spaced=bint, nodes=tuple, live=tuple, text=str,
+    first_shown=Py_ssize_t, between=Py_ssize_t, growth=Growth
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end)
 
-cdef bint _stops_inside(tuple run, str text)
+@cython.locals(
+    fop=Op, step=tuple, kind=int, start=object, hidden=int, made=Py_ssize_t, first_shown=Py_ssize_t,
+    tag_list=list, start_list=list
+)
+cdef tuple _live_nodes(object plan)
+
+@cython.locals(growth=Growth)
+cdef Growth _growth(tuple tags, tuple starts, str held, object plain, tuple delims, object first, tuple run,
+                    str run_text, bint spaced, tuple firsts)
 
 cdef Py_ssize_t _INSIDE, _FAILS
 
-@cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, op=Op, alt=tuple)
+
 cdef Py_ssize_t _run_items(tuple run, str text, Py_ssize_t p)
+
+@cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, op=Op, alt=tuple, s=str)
+cdef Py_ssize_t _run_item(object item, str text, Py_ssize_t p)
 
 @cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple, rest=tuple, whole=bint)
 cdef tuple _run_of(Op leaf, object frame, bint hidden)

@@ -37,13 +37,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import _compiled
 from ._compile import K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
-from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json
-from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine
+from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json, string_body_end
+from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine, run_end
 
 __all__ = ["Growth", "growth_of"]
 
 _NO_SURROGATE = re.compile("[^\ud800-\udfff]*")
+_COMPILED = _compiled.COMPILED  # (a C constant once compiled: where it is checked, the pure path reads one global)
 
 
 class Growth:
@@ -58,22 +60,9 @@ class Growth:
     the taken text."""
 
     __slots__ = (
-        "_delims",
-        "_first",
-        "_firsts",
-        "_json",
-        "_lead",
-        "_plain",
-        "_run",
-        "_run_text",
-        "_shifting",
-        "_spaced",
-        "held",
-        "literal",
-        "shifts",
-        "starts",
-        "tags",
-    )
+        "_delims", "_first", "_firsts", "_json", "_lead", "_plain", "_run", "_run_at", "_run_from", "_run_text",
+        "_shifting", "_spaced", "held", "literal", "shifts", "starts", "tags",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -88,6 +77,23 @@ class Growth:
         spaced: bool = False,
         firsts: tuple[str, ...] = (),
     ) -> None:
+        self._set(tags, starts, held, plain, delims, first, run, run_text, spaced, firsts)
+
+    def _set(
+        self,
+        tags: tuple[str, ...],
+        starts: tuple[int, ...],
+        held: str,
+        plain: re.Pattern[str],
+        delims: tuple[str, ...],
+        first: re.Pattern[str] | None,
+        run: tuple[Any, ...],
+        run_text: str,
+        spaced: bool,
+        firsts: tuple[str, ...],
+    ) -> None:
+        """Every field, from the constructor's arguments (see ``__init__``; ``_growth`` makes one without parsing
+        them)."""
         self.tags = tags
         self.starts = starts
         self.held = held
@@ -100,6 +106,11 @@ class Growth:
         # after it in its sequence that we follow (see _run_of), and the text from the leaf's start on.
         self._run = run
         self._run_text = run_text
+        # Where the next take rescans the run: the first item (and its start in the run's text) whose match the
+        # last scan found reaching the end of the text; the items before it ended earlier, so more text cannot
+        # change them.
+        self._run_from = 0
+        self._run_at = 0
         # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
         self._spaced = spaced
         self.literal = bool(run)
@@ -122,8 +133,8 @@ class Growth:
             text = self._run_text + more
             if (
                 len(text) > _LONGEST_RUN
-                or not _stops_inside(self._run, text)
                 or not (more.isascii() or _NO_SURROGATE.fullmatch(more))
+                or not self._stops_inside(text)
             ):
                 return None
             self._run_text = text
@@ -169,41 +180,61 @@ class Growth:
         ``_shifting`` of ``starts``) begin where they end now in ``text`` (the run's text, from the spaces on).
         O(length of the spaces)."""
         first = self.starts[0]  # (they all begin at one place: nothing is consumed between)
-        mark = self._lead + self._run[0].regex.match(text).end()
+        mark = self._lead + run_end(text, 0, len(text), _SPACES, self._run[0].hi)
         if mark != first:
             count = self._shifting
             self.starts = (mark,) * count + self.starts[count:]
 
+    def _stops_inside(self, text: str) -> bool:
+        """Whether the machine, running the items of the run in sequence over ``text`` (the run's text: from the
+        first item's start to the end of the input), stops needing more input inside one of them — a literal cut
+        by the end, or a character run touching it — so that the sequence is still running and nothing else of
+        the parse changed (exactly the machine's rules for these leaves on a partial input). The scan starts at
+        the first item whose match reached the end of the text last time (see ``_run_from``; the items before it
+        ended earlier, so more text cannot change them), which is then updated. Cost O(the text of the items
+        from there on), not O(the run's text)."""
+        run, n = self._run, len(text)
+        i, p = self._run_from, self._run_at
+        touched, touched_at = -1, 0  # the first item whose match reaches the end, and its start
+        while i < len(run):
+            start = p
+            p = _run_item(run[i], text, p)
+            if p < 0:
+                if p == _FAILS:
+                    return False
+                if touched < 0:
+                    touched, touched_at = i, start
+                self._run_from, self._run_at = touched, touched_at
+                return True
+            if p >= n and touched < 0:
+                touched, touched_at = i, start
+            i += 1
+        return False  # the run ends: what follows is not followed (parse)
+
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
-        leave the text scanner: the start of the text it holds back; else -1."""
-        first = self._first
-        if first is None or not (text.isascii() or _NO_SURROGATE.fullmatch(text)):
+        leave the text scanner: the start of the text it holds back; else -1. Each first character of a
+        delimiter is found by C-level searches (a few per take: the text is a feed's)."""
+        if self._first is None or not (text.isascii() or _NO_SURROGATE.fullmatch(text)):
             return -1
-        n = len(text)
-        cut = n
-        if len(self._firsts) == 1:  # one first character (the usual closer): found by C-level searches
-            at = text.find(self._firsts[0])
+        cut = len(text)
+        for first in self._firsts:
+            at = text.find(first)
             while at >= 0:
                 cut = self._cut_at(text, at, cut)
                 if cut < 0:
                     return -1
-                at = text.find(self._firsts[0], at + 1)
-            return cut
-        for m in first.finditer(text):
-            cut = self._cut_at(text, m.start(), cut)
-            if cut < 0:
-                return -1
+                at = text.find(first, at + 1)
         return cut
 
     def _cut_at(self, text: str, at: int, cut: int) -> int:
         """``_cut``'s step at a first character of a delimiter at ``at``: -1 if a delimiter starts there, else
-        the held-back start so far (``cut``, or ``at`` for the first start of a delimiter the end cuts)."""
+        the held-back start so far (``cut``, or ``at`` if a delimiter the end cuts starts there, before it)."""
         n = len(text)
         for d in self._delims:
             if text.startswith(d, at):
                 return -1  # a delimiter: the scan ends here
-            if cut == n and n - at < len(d) and d.startswith(text[at:]):
+            if at < cut and n - at < len(d) and d.startswith(text[at:]):
                 cut = at  # the first start of a delimiter that the end cuts: held back
         return cut
 
@@ -227,13 +258,76 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
             return None
     else:
         return None
+    nodes = machine.live_nodes
+    if nodes is None or nodes[0] is not machine.plan:
+        nodes = machine.live_nodes = _live_nodes(machine.plan)
+    tags, starts, hidden, first_shown = nodes[1], nodes[2], nodes[3], nodes[4]
+    if hidden < 0:
+        return None  # a look-ahead on the live path
+    text = machine.source.text
+    held = text[end:] if end < len(text) else ""
+    if op.kind == K_UNTIL:
+        if not op.delims:
+            return _growth(tags, starts, held, _NO_SURROGATE, (), None, (), "", False, ())
+        plain, firsts = _until_lane(op)
+        return _growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)
+    if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
+        # A literal cut by the end, or a character run that may still grow (both need more input).
+        run = _run_of(op, machine.plan_stack, hidden)
+        between = _space_lead(snap, op, machine.plan_stack) if spaced else -1
+        if between >= 0:
+            # The spaces before it lead the run: whitespace lengthens them (the leaf and the nodes that begin at
+            # it begin later), as the machine, resuming at those spaces, would parse it.
+            lead = snap.pos
+            growth = _growth(tags, starts, "", _NO_SURROGATE, (), None, (snap.op, *run), text[lead:], False, ())
+            growth.shifts = True
+            growth._shifting = max(0, between - first_shown)  # (the nodes between that are shown)
+            growth._lead = lead
+            return growth
+        return _growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced, ())
+    resume: JsonResume | None = snap.resume
+    if op.kind == K_JSON and resume is not None:
+        growth = _growth(tags, starts, held, _NO_SURROGATE, (), None, (), "", False, ())
+        base = min(resume[1], end)
+        growth._json = _JsonScan(
+            op.jkind, text[base:], base, (resume[0], resume[1] - base, resume[2], resume[3]), end - base
+        )
+        return growth
+    return None
+
+
+def _growth(
+    tags: tuple[str, ...],
+    starts: tuple[int, ...],
+    held: str,
+    plain: re.Pattern[str],
+    delims: tuple[str, ...],
+    first: re.Pattern[str] | None,
+    run: tuple[Any, ...],
+    run_text: str,
+    spaced: bool,
+    firsts: tuple[str, ...],
+) -> Growth:
+    """``Growth(...)`` (all arguments given), made field by field: compiled, this skips the constructor's argument
+    parsing (one growth per ordinary feed). O(1)."""
+    growth = Growth.__new__(Growth)
+    growth._set(tags, starts, held, plain, delims, first, run, run_text, spaced, firsts)
+    return growth
+
+
+def _live_nodes(plan: Any) -> tuple[Any, tuple[str, ...], tuple[int, ...], int, int]:
+    """``(plan, tags, starts, hidden, first_shown)`` for the unwinding plan of a live path (see peg._packrat):
+    the tag and start of each node it makes, innermost first, without those inside an open atomic group;
+    ``hidden`` 1 if the live leaf is inside such a group (-1 if a look-ahead lies on the path: no growth), else 0;
+    ``first_shown`` the number of nodes made inside the group. Kept on the machine (``Machine.live_nodes``) while
+    the plan stays the same object: feeds inside one scanner make one. O(steps of the plan)."""
     tag_list: list[str] = []
     start_list: list[int] = []
-    hidden = False  # the live leaf is inside an open atomic group
+    hidden = 0
     made = first_shown = 0  # nodes on the live path, innermost first; the first of them that is shown
-    plan = machine.plan
-    while plan is not None:
-        kind, what, start, plan = plan  # (unpacking a typed tuple: no generic iteration once compiled)
+    step = plan
+    while step is not None:
+        kind, what, start, step = step  # (unpacking a typed tuple: no generic iteration once compiled)
         if kind == ACC_STEP:
             continue
         fop = what
@@ -244,41 +338,11 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         elif kind == DROP_STEP:  # an atomic group still open: the nodes inside it are not shown
             tag_list.clear()
             start_list.clear()
-            hidden = True
+            hidden = 1
             first_shown = made
         else:  # a look-ahead: the path above it ends where it starts
-            return None
-    tags, starts = tuple(tag_list), tuple(start_list)
-    text = machine.source.text
-    held = text[end:] if end < len(text) else ""
-    if op.kind == K_UNTIL:
-        if not op.delims:
-            return Growth(tags, starts, held, _NO_SURROGATE)
-        plain, firsts = _until_lane(op)
-        return Growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)  # (positional: cheaper)
-    if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
-        # A literal cut by the end, or a character run that may still grow (both need more input).
-        run = _run_of(op, machine.plan_stack, hidden)
-        between = _space_lead(snap, op, machine.plan_stack) if spaced else -1
-        if between >= 0:
-            # The spaces before it lead the run: whitespace lengthens them (the leaf and the nodes that begin at
-            # it begin later), as the machine, resuming at those spaces, would parse it.
-            lead = snap.pos
-            growth = Growth(tags, starts, "", _NO_SURROGATE, (), None, (snap.op, *run), text[lead:], False)
-            growth.shifts = True
-            growth._shifting = max(0, between - first_shown)  # (the nodes between that are shown)
-            growth._lead = lead
-            return growth
-        return Growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced)
-    resume: JsonResume | None = snap.resume
-    if op.kind == K_JSON and resume is not None:
-        growth = Growth(tags, starts, held, _NO_SURROGATE)
-        base = min(resume[1], end)
-        growth._json = _JsonScan(
-            op.jkind, text[base:], base, (resume[0], resume[1] - base, resume[2], resume[3]), end - base
-        )
-        return growth
-    return None
+            return (plan, (), (), -1, 0)
+    return (plan, tuple(tag_list), tuple(start_list), hidden, first_shown)
 
 
 def _space_lead(snap: Any, leaf: Op, stack: Any) -> int:
@@ -408,51 +472,53 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
     return False
 
 
-def _stops_inside(run: tuple[Any, ...], text: str) -> bool:
-    """Whether the machine, running the items ``run`` in sequence over ``text`` (from the first item's start to
-    the end of the input), stops needing more input inside one of them — a literal cut by the end, or a
-    character run touching it — so that the sequence is still running and nothing else of the parse changed
-    (exactly the machine's rules for these leaves on a partial input). Cost O(len(text))."""
-    return _run_items(run, text, 0) == _INSIDE
-
-
 _INSIDE, _FAILS = -1, -2
 
 
 def _run_items(run: tuple[Any, ...], text: str, p: int) -> int:
     """Run the items ``run`` in sequence over ``text`` from ``p`` as the machine would on a partial input: _INSIDE
     if it stops needing more input inside one of them, _FAILS if one fails, else where they end (the sequence
-    would go on to an item we do not follow, or finish: parse it). A choice tries its alternatives in order: the
-    first that does not fail decides. Cost O(len(text)) per alternative tried."""
-    n = len(text)
+    would go on to an item we do not follow, or finish: parse it). Cost O(len(text)) per alternative tried."""
     for item in run:
-        if type(item) is tuple:  # a choice: (op, the items of each alternative)
-            end = _FAILS
-            for alt in item[1]:
-                end = _run_items(alt, text, p)
-                if end != _FAILS:
-                    break
-            if end < 0:
-                return end
-            p = end
-            continue
-        op = item
-        k = op.kind
-        if k == K_LIT:
-            s = op.text
-            if text.startswith(s, p):
-                p += len(s)
-                continue
-            return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
-        e = op.regex.match(text, p).end()
-        if k == K_CHARS:
-            count = e - p
-            if count != op.hi and e >= n:
-                return _INSIDE  # the run may still grow: it needs more input
-            if count < op.lo:
-                return _FAILS
-        p = e  # a space always succeeds (greedy, bounded)
+        p = _run_item(item, text, p)
+        if p < 0:
+            break
     return p
+
+
+def _run_item(item: Any, text: str, p: int) -> int:
+    """``_run_items`` for the one item ``item``: a literal, a space, a character run, or a choice (the op and the
+    items of each alternative), which tries its alternatives in order: the first that does not fail decides. A
+    failure never depends on the end of the text (a literal cut by it, a character run touching it need more
+    input), so an item that ends before the end of the text keeps its match when text is appended."""
+    n = len(text)
+    if type(item) is tuple:  # a choice
+        end = _FAILS
+        for alt in item[1]:
+            end = _run_items(alt, text, p)
+            if end != _FAILS:
+                break
+        return end
+    op = item
+    k = op.kind
+    if k == K_LIT:
+        s = op.text
+        if text.startswith(s, p):
+            return p + len(s)
+        return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
+    if k == K_SPACE:
+        e = run_end(text, p, n, _SPACES, op.hi)
+    elif _COMPILED and op.members:  # (a loop reads a short run faster than the expression, compiled)
+        e = run_end(text, p, n, op.members, op.hi)
+    else:
+        e = op.regex.match(text, p).end()
+    if k == K_CHARS:
+        count = e - p
+        if count != op.hi and e >= n:
+            return _INSIDE  # the run may still grow: it needs more input
+        if count < op.lo:
+            return _FAILS
+    return e  # a space always succeeds (greedy, bounded)
 
 
 class _JsonScan:
@@ -500,6 +566,8 @@ def _string_body(more: str) -> bool:
     """Whether ``more`` may stand inside a JSON string as it is (no quote, no control character, whole escapes
     only, no lone surrogate): printable ASCII without a quote or backslash by three C-level checks (the common
     chunk), else the string body's pattern. O(len(more))."""
+    if _COMPILED:
+        return string_body_end(more, 0, len(more)) == len(more)  # (one loop, compiled)
     if more.isascii() and more.isprintable() and '"' not in more and "\\" not in more:
         return True  # (DEL, the one printable-excluded ASCII character JSON allows, takes the pattern below)
     return STRING_BODY.fullmatch(more) is not None

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from . import _compiled
+
 __all__ = ["ESCAPE_PREFIX", "STRING_BODY", "STRING_MODE", "Containers", "JsonResume", "scan_brackets", "scan_json"]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
@@ -28,7 +30,12 @@ _ESCAPE_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?\Z")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # The longest text that could still grow into a number: used to decide whether a number touches the end.
 _NUMBER_PREFIX = re.compile(r"-?(?:0|[1-9][0-9]*)?(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?")
+_WS_CHARS = " \t\n\r"
 _WORDS = {"t": "true", "f": "false", "n": "null"}
+# Compiled, the scanner reads strings, whitespace and numbers with the character loops below (a regular expression
+# call costs a method look-up, a match object and its end(): more than a short run takes to read in C); the pure
+# source keeps the expressions above (C speed there). Both give the same ends (tests/peg/test_peg_json.py).
+_COMPILED = _compiled.COMPILED
 _FIRST_CHARS = {
     "value": None,
     "object": "{",
@@ -76,7 +83,7 @@ def scan_json(
     if resume is not None and resume[0] == _STR:
         # The hot path of streaming: still inside a long string. Continue the scan; if the string is still
         # open at the end, the resume state keeps its container stack as is (no list/join round trip).
-        q = _STR_BODY.match(text, resume[1]).end()  # type: ignore[union-attr]
+        q = string_body_end(text, resume[1], n) if _COMPILED else _STR_BODY.match(text, resume[1]).end()  # type: ignore[union-attr]
         if q >= n:
             return (MORE if partial else FAIL), n, (_STR, q, resume[2], resume[3]), "closing quote"
     if kind == "string_content":
@@ -97,7 +104,7 @@ def scan_json(
 
     while True:
         if mode == _STR:  # first: long strings are where streaming spends its time
-            q = _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
+            q = string_body_end(text, p, n) if _COMPILED else _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
             if q >= n:
                 return _eof(partial, n, (_STR, q, stack, in_key), "closing quote")
             c = text[q]
@@ -110,8 +117,8 @@ def scan_json(
             else:
                 return FAIL, q, None, "escape sequence" if c == "\\" else "string character"
         elif mode in (_VALUE, _VALUE_WS):
-            if mode == _VALUE_WS:
-                p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if mode == _VALUE_WS and p < n and text[p] in _WS_CHARS:
+                p = whitespace_end(text, p, n) if _COMPILED else _WS.match(text, p).end()  # type: ignore[union-attr]
             if p >= n:
                 # Resume in the same mode: a value that may not start with whitespace (at the top level) must
                 # not skip whitespace fed later, or a stream would accept what a one-shot parse refuses.
@@ -126,16 +133,20 @@ def scan_json(
             elif c == '"':
                 mode, p, in_key = _STR, p + 1, False
             elif c == "-" or "0" <= c <= "9":
-                prefix_end = _NUMBER_PREFIX.match(text, p).end()  # type: ignore[union-attr]
-                m = _NUMBER.match(text, p)
+                if _COMPILED:
+                    prefix_end, number_end = number_prefix_end(text, p, n), number_end_at(text, p, n)
+                else:
+                    prefix_end = _NUMBER_PREFIX.match(text, p).end()  # type: ignore[union-attr]
+                    m = _NUMBER.match(text, p)
+                    number_end = -1 if m is None else m.end()
                 if prefix_end >= n and partial:
                     # The number touches the end: it may still grow ("3" -> "3.14"). Only its longest complete
                     # prefix is shown ("-", "1.", "2e" are withheld: they may still fail).
-                    shown = m.end() if m is not None else p
+                    shown = number_end if number_end >= 0 else p
                     return MORE, shown, (_VALUE, p, stack, False), "JSON number"
-                if m is None:
+                if number_end < 0:
                     return FAIL, p, None, "JSON number"
-                mode, p = _AFTER, m.end()
+                mode, p = _AFTER, number_end
                 if prefix_end >= n and stack is None:
                     return SUCCESS, p, (_VALUE, p, None, False), ""
             elif c in "tfn":  # the first characters of _WORDS
@@ -153,7 +164,8 @@ def scan_json(
         elif mode == _AFTER:
             if stack is None:
                 return SUCCESS, p, None, ""
-            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if p < n and text[p] in _WS_CHARS:
+                p = whitespace_end(text, p, n) if _COMPILED else _WS.match(text, p).end()  # type: ignore[union-attr]
             closer = "]" if stack[0] == "a" else "}"
             if p >= n:
                 return _eof(partial, n, (_AFTER, p, stack, False), f'"," or "{closer}"')
@@ -166,7 +178,8 @@ def scan_json(
             else:
                 return FAIL, p, None, f'"," or "{closer}"'
         elif mode in (_ARR_FIRST, _OBJ_FIRST):
-            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if p < n and text[p] in _WS_CHARS:
+                p = whitespace_end(text, p, n) if _COMPILED else _WS.match(text, p).end()  # type: ignore[union-attr]
             closer = "]" if mode == _ARR_FIRST else "}"
             if p >= n:
                 return _eof(partial, n, (mode, p, stack, False), f'"{closer}" or JSON value')
@@ -177,14 +190,16 @@ def scan_json(
             else:
                 mode = _VALUE if mode == _ARR_FIRST else _KEY
         elif mode in (_KEY, _KEY_WS):
-            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if p < n and text[p] in _WS_CHARS:
+                p = whitespace_end(text, p, n) if _COMPILED else _WS.match(text, p).end()  # type: ignore[union-attr]
             if p >= n:
                 return _eof(partial, n, (_KEY_WS, p, stack, False), "JSON string")
             if text[p] != '"':
                 return FAIL, p, None, "JSON string"
             mode, p, in_key = _STR, p + 1, True
         elif mode == _COLON:
-            p = _WS.match(text, p).end()  # type: ignore[union-attr]
+            if p < n and text[p] in _WS_CHARS:
+                p = whitespace_end(text, p, n) if _COMPILED else _WS.match(text, p).end()  # type: ignore[union-attr]
             if p >= n:
                 return _eof(partial, n, (_COLON, p, stack, False), '":"')
             if text[p] != ":":
@@ -221,7 +236,7 @@ def _eof(partial: bool, n: int, resume: JsonResume, expected: str) -> tuple[int,
 
 
 def _scan_string_content(text: str, n: int, p: int, partial: bool) -> tuple[int, int, JsonResume | None, str]:
-    q = _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
+    q = string_body_end(text, p, n) if _COMPILED else _STR_BODY.match(text, p).end()  # type: ignore[union-attr]
     if q >= n:
         return (MORE if partial else FAIL), n, (_STR, q, None, False), "closing quote"
     c = text[q]
@@ -230,3 +245,102 @@ def _scan_string_content(text: str, n: int, p: int, partial: bool) -> tuple[int,
     if c == "\\" and _ESCAPE_PREFIX.match(text, q):
         return (MORE if partial else FAIL), q, (_STR, q, None, False), "escape sequence"
     return FAIL, q, None, "escape sequence" if c == "\\" else "string character"
+
+
+# The character loops the compiled scanner runs instead of the regular expressions (each ends where the expression's
+# match at ``p`` ends; ``n`` is ``len(text)``). Cost O(characters read), C speed compiled.
+
+
+def whitespace_end(text: str, p: int, n: int) -> int:
+    """Where ``_WS`` matched at ``p`` ends: JSON whitespace (space, tab, newline, carriage return)."""
+    while p < n:
+        c = text[p]
+        if c != " " and c != "\t" and c != "\n" and c != "\r":
+            break
+        p += 1
+    return p
+
+
+def string_body_end(text: str, p: int, n: int) -> int:
+    """Where ``STRING_BODY`` matched at ``p`` ends: characters other than a quote, a backslash, a control character
+    or a lone surrogate, and whole escapes (a backslash and one of ``"\\/bfnrt``, or ``u`` and four hex digits);
+    it stops before anything else, a cut escape included."""
+    while p < n:
+        c = text[p]
+        if c == '"' or c < " " or "\ud800" <= c <= "\udfff":
+            break
+        if c == "\\":
+            if p + 1 >= n:
+                break
+            c = text[p + 1]
+            if c in '"\\/bfnrt':
+                p += 2
+                continue
+            if c != "u" or p + 6 > n or not _hex4(text, p + 2):
+                break
+            p += 6
+            continue
+        p += 1
+    return p
+
+
+def _hex4(text: str, p: int) -> bool:
+    """Whether the four characters at ``p`` (all there) are hex digits."""
+    for i in range(p, p + 4):
+        c = text[i]
+        if not (("0" <= c <= "9") or ("a" <= c <= "f") or ("A" <= c <= "F")):
+            return False
+    return True
+
+
+def _digits_end(text: str, p: int, n: int) -> int:
+    while p < n and "0" <= text[p] <= "9":
+        p += 1
+    return p
+
+
+def number_prefix_end(text: str, p: int, n: int) -> int:
+    """Where ``_NUMBER_PREFIX`` matched at ``p`` ends: the longest text that may still grow into a number (each
+    part optional: a sign, ``0`` or digits not starting with 0, a dot and digits, an exponent mark, its sign and
+    digits)."""
+    if p < n and text[p] == "-":
+        p += 1
+    if p < n:
+        c = text[p]
+        if c == "0":
+            p += 1
+        elif "1" <= c <= "9":
+            p = _digits_end(text, p + 1, n)
+    if p < n and text[p] == ".":
+        p = _digits_end(text, p + 1, n)
+    if p < n and (text[p] == "e" or text[p] == "E"):
+        p += 1
+        if p < n and (text[p] == "+" or text[p] == "-"):
+            p += 1
+        p = _digits_end(text, p, n)
+    return p
+
+
+def number_end_at(text: str, p: int, n: int) -> int:
+    """Where ``_NUMBER`` matched at ``p`` ends (a JSON number: a sign, ``0`` or digits not starting with 0, then a
+    fraction and an exponent if they are whole), or -1 if no number starts there."""
+    if p < n and text[p] == "-":
+        p += 1
+    if p >= n:
+        return -1
+    c = text[p]
+    if c == "0":
+        p += 1
+    elif "1" <= c <= "9":
+        p = _digits_end(text, p + 1, n)
+    else:
+        return -1
+    if p + 1 < n and text[p] == "." and "0" <= text[p + 1] <= "9":
+        p = _digits_end(text, p + 2, n)
+    if p + 1 < n and (text[p] == "e" or text[p] == "E"):
+        q = p + 1
+        if text[q] == "+" or text[q] == "-":
+            q += 1
+        if q < n and "0" <= text[q] <= "9":
+            p = _digits_end(text, q + 1, n)
+    return p

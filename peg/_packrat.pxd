@@ -6,6 +6,7 @@
 
 import cython
 
+from peg cimport _compiled
 from peg._compile cimport Op, Program
 from peg._json cimport scan_json
 from peg.ast cimport AstNode, Source, make_node
@@ -15,6 +16,7 @@ cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int _SUCCESS, _FAIL, _MORE, _BEGIN, _CALL, _RET, _NODE, _DROP, _LOOK, _ACC
 cdef tuple _START
 cdef object _NO
+cdef bint _COMPILED
 
 @cython.final
 @cython.no_gc
@@ -37,7 +39,7 @@ cdef class Machine:
     cdef public Py_ssize_t bad, memo_top
     cdef public dict memo, flat_cache
     cdef public list plan_frames, plans
-    cdef public object tracer, snapshot, final, plan_stack, live
+    cdef public object tracer, snapshot, final, plan_stack, live, live_nodes
     cdef public tuple plan
 
     @cython.locals(source=Source, text=str)
@@ -49,17 +51,21 @@ cdef class Machine:
         start=Py_ssize_t, boxed_start=object, cur=Py_ssize_t, i=Py_ssize_t, t0=object, touches=Py_ssize_t,
         fpos=Py_ssize_t, memo_top=Py_ssize_t,
         count=Py_ssize_t, e=Py_ssize_t, depth=Py_ssize_t, spaces=Py_ssize_t, others=Py_ssize_t, boxed_touches=object,
-        mode=int, k=int, flat=bint, stop=bint, done=bint, rst=int, rend=Py_ssize_t, text=str,
+        mode=int, k=int, flat=bint, stop=bint, done=bint, untracking=bint, compiled=bint, rst=int, rend=Py_ssize_t, text=str,
         memo=dict, volatile=dict, stack=tuple, got=tuple, hit=tuple, kids=tuple, out=tuple,
     )
     cpdef tuple run(self, bint partial)
 
-@cython.locals(delims=tuple, scan=Py_ssize_t, j=Py_ssize_t, safe=Py_ssize_t, held=Py_ssize_t)
+@cython.locals(stop=Py_ssize_t)
+cpdef Py_ssize_t run_end(str text, Py_ssize_t p, Py_ssize_t n, str members, Py_ssize_t hi)
+
+@cython.locals(delims=tuple, scan=Py_ssize_t, j=Py_ssize_t, safe=Py_ssize_t, held=Py_ssize_t, at=Py_ssize_t, d=str,
+               firsts=str)
 cdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint partial)
 
 cdef bint _starts_one(tuple delims, str tail)
 
-@cython.locals(out=list, todo=list)
+@cython.locals(out=list, todo=list, pair=tuple)
 cpdef tuple flatten(object rope)
 
 @cython.locals(hit=tuple, older=tuple, flat=tuple)
@@ -70,7 +76,7 @@ cdef tuple _more_plan(object stack, dict flat_cache, list frames, list plans)
 
 cdef tuple _fail_nodes(object stack, Py_ssize_t fpos, Source source)
 
-@cython.locals(kind=int, start=Py_ssize_t, what=object)
+@cython.locals(kind=int, start=Py_ssize_t, what=object, fop=Op)
 cdef tuple _run_plan(tuple plan, Py_ssize_t end, tuple inner, Source source)
 
 @cython.locals(plan=tuple, inner=tuple)

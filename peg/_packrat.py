@@ -6,7 +6,10 @@ Design (why streaming costs what is new):
 * **Explicit, persistent stack.** Each frame is an immutable tuple ``(op, start, cur, i, acc, t0, parent)``
   linked to its parent, so there is no Python recursion per nesting level and the whole machine state is a
   couple of references: saving it is O(1).
-* **Packrat memo.** Every composite op's result is memoised by ``(op, start)``: linear time on any grammar.
+* **Packrat memo.** A composite op's result is memoised by ``(op, start)`` when a repetition or a rule lies under
+  it (``Op.memo``): linear time on any grammar. The others span a finite tree of ops without repetition or
+  recursion, so recomputing one where it is entered again costs a bounded number of steps, as a leaf (never
+  memoised) does: most of a feed's ops (a marker, a tagged value), whose memo entries were never read again.
 * **End-of-input touches.** The only thing that can change when text is appended is a decision that looked at
   the end of the input (a literal cut off, ``until`` still searching, a repetition that stopped there, ...).
   The machine counts such *touches*. A memo entry whose computation touched nothing is valid forever and goes
@@ -18,15 +21,19 @@ Design (why streaming costs what is new):
   costs the new text plus the unwinding of the live path, not the whole output. A run that never touched
   the end has a final result: more text cannot change it.
 
+* **Out of the cyclic collector's sight** (compiled): the nodes, their children, memo results, the ropes in them
+  and snapshots cannot be in a reference cycle, so they are untracked as they are made (see ``peg/_compiled.py``):
+  a long stream's memo does not grow the collector's work, which otherwise grew with the output.
+
 Results are tuples ``(status, end, nodes)``; ``nodes`` is a rope (None, an AstNode, or a pair of ropes) so
 sequences and repetitions concatenate in O(1); it is flattened only where a node is built.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Any, TextIO
+from typing import Any
 
+from . import _compiled
 from ._compile import (
     COMPOSITE,
     K_ANY,
@@ -49,6 +56,7 @@ from ._compile import (
     Program,
 )
 from ._json import scan_json
+from ._trace import Tracer
 from .ast import AstNode, Source, make_node
 
 __all__ = [
@@ -64,6 +72,7 @@ __all__ = [
     "Snapshot",
     "Tracer",
     "flatten",
+    "run_end",
 ]
 
 SUCCESS, FAIL, MORE = 0, 1, 2
@@ -78,13 +87,20 @@ _SCANNERS = (K_UNTIL, K_JSON)  # leaves that resume a scan where the previous fe
 Rope = Any  # None | AstNode | tuple[Rope, Rope]
 Result = tuple[int, int, Rope]
 
+_COMPILED = _compiled.COMPILED  # (a C constant once compiled: the pure path reads one global where it is checked)
+
 #: An offset beyond any text: "no undecodable character seen" (``Machine.bad``).
 NO_BAD_OFFSET = 1 << 62
 
 
 class Snapshot:
     """Where a streaming parse resumes when more text arrives: the machine's registers at the first leaf that
-    looked at the end of the input."""
+    looked at the end of the input.
+
+    Compiled, the machine's snapshots are not tracked by the cyclic garbage collector (see peg/_compiled.py): no
+    reference cycle can pass through one, because nothing it holds — ops (which hold combinators, their compiled
+    children and caches of ops and patterns), frames (tuples of ops, offsets and ropes of nodes), results, scan
+    states and frozensets of strings — ever refers to a snapshot or to the machine that holds it."""
 
     __slots__ = (
         "deliver", "fail_expected", "fail_pos", "fail_stack", "mode", "op", "pos", "resume", "stack", "touches",
@@ -121,32 +137,9 @@ class Snapshot:
         snap.mode, snap.op, snap.pos, snap.resume, snap.deliver = self.mode, self.op, self.pos, resume, self.deliver
         snap.stack, snap.touches, snap.fail_pos = self.stack, self.touches, self.fail_pos
         snap.fail_expected, snap.fail_stack = self.fail_expected, self.fail_stack
+        if _COMPILED:
+            _compiled.untrack(snap)
         return snap
-
-
-_STATUS_NAMES = {0: "ok", 1: "fail", 2: "more"}
-
-
-class Tracer:
-    """Writes ``<indent><combinator> @<pos>`` on entry and ``-> ok|fail|more <end>`` on exit to ``out``."""
-
-    def __init__(self, out: TextIO | None = None) -> None:
-        self.out = out if out is not None else sys.stderr
-
-    def _write(self, depth: int, line: str) -> None:
-        self.out.write("  " * depth + line + "\n")
-
-    def call(self, label: str, pos: int, depth: int) -> None:
-        self._write(depth, f"{label} @{pos}")
-
-    def ret(self, label: str, start: int, depth: int, result: tuple[Any, ...]) -> None:
-        self._write(depth, f"{label} @{start} -> {_STATUS_NAMES[result[0]]} {result[1]}")
-
-    def leaf(self, label: str, pos: int, depth: int, result: tuple[Any, ...]) -> None:
-        self._write(depth, f"{label} @{pos} -> {_STATUS_NAMES[result[0]]} {result[1]}")
-
-    def memo(self, label: str, pos: int, depth: int, result: tuple[Any, ...]) -> None:
-        self._write(depth, f"{label} @{pos} -> {_STATUS_NAMES[result[0]]} {result[1]} (memo)")
 
 
 def flatten(rope: Rope) -> tuple[AstNode, ...]:
@@ -155,6 +148,9 @@ def flatten(rope: Rope) -> tuple[AstNode, ...]:
         return ()
     if type(rope) is AstNode:
         return (rope,)
+    pair: tuple[Rope, Rope] = rope
+    if type(pair[0]) is AstNode and type(pair[1]) is AstNode:
+        return pair  # (two nodes: the pair is their tuple already)
     out: list[AstNode] = []
     todo = [rope]
     while todo:
@@ -187,6 +183,8 @@ class Machine:
         # After a run that needed more input where every leaf that looked at the end before the last one was a
         # space: (the last leaf, its position, its frame stack, whether such spaces came first), for peg._growth.
         self.live: tuple[Any, int, Any, bool] | None = None
+        # What peg._growth derives from ``plan`` (the live path's nodes), kept while the plan stays the same object.
+        self.live_nodes: Any = None
 
     @property
     def text(self) -> str:
@@ -242,7 +240,7 @@ class Machine:
                 self.live = (op, at, saved.stack, False)
                 return _unwind_more(self, saved.stack, n, None), saved.fail_pos, saved.fail_expected
         bad, memo, nops, tracer, memo_top = self.bad, self.memo, len(self.program.ops), self.tracer, self.memo_top
-        volatile: dict[int, Result] = {}
+        volatile: dict[int, Result] | None = None  # (made at its first entry: most runs keep none)
         # The expected set is a frozenset, replaced (not mutated) on change: snapshots share it for free.
         mode, op, pos, rs, stack = saved.mode, saved.op, saved.pos, saved.resume, saved.stack
         touches, fpos, fexp, fstack = saved.touches, saved.fail_pos, saved.fail_expected, saved.fail_stack
@@ -250,6 +248,7 @@ class Machine:
         # pushed): no tuple per step. Memo entries and snapshots hold it as a tuple.
         rst, rend, rn = saved.deliver if mode == _RET else _START
         boxed_touches: Any = touches  # (the frames' copy: boxed when it changes, not per frame, once compiled)
+        untracking = compiled = _COMPILED
         snap: Snapshot | None = None
         depth = 0
         flat = False
@@ -261,11 +260,11 @@ class Machine:
                     # No memo entry starts after ``memo_top``: a call there (most calls of a feed: new text) looks
                     # up nothing, unless this run has kept entries that looked at the end.
                     hit = None
-                    if pos <= memo_top or volatile:
+                    if op.memo and (pos <= memo_top or volatile is not None):
                         key = pos * nops + op.idx
                         if pos <= memo_top:
                             hit = memo.get(key)
-                        if hit is None and volatile:
+                        if hit is None and volatile is not None:
                             hit = volatile.get(key)
                             if hit is not None:
                                 touches += 1  # reusing a result that looked at the end counts as looking
@@ -320,7 +319,11 @@ class Machine:
                         touched = _NO
                 elif k == K_CHARS:
                     # An unbounded run resumes where it stopped; a bounded one is re-matched (it is short).
-                    e = op.regex.match(text, pos if rs is None or op.hi != -1 else rs).end()
+                    at = pos if rs is None or op.hi != -1 else rs
+                    if compiled and op.members:  # (a loop reads a short run faster than the expression, compiled)
+                        e = run_end(text, at, n, op.members, op.hi)
+                    else:
+                        e = op.regex.match(text, at).end()
                     count = e - pos
                     if count != op.hi and e >= n:
                         # The run may still grow: like a JSON number, it needs more input on a partial parse.
@@ -398,6 +401,8 @@ class Machine:
                         acc = rn
                     elif rn is not None:
                         acc = (acc, rn)
+                        if untracking:
+                            _compiled.untrack(acc)
                     i += 1
                     if i == len(kids):
                         rn = acc
@@ -424,7 +429,12 @@ class Machine:
                     count = 0
                 elif rst == _SUCCESS:
                     if rn is not None:
-                        acc = rn if acc is None else (acc, rn)
+                        if acc is None:
+                            acc = rn
+                        else:
+                            acc = (acc, rn)
+                            if untracking:
+                                _compiled.untrack(acc)
                     if rend == cur:
                         # An empty match: repeating it changes nothing, so it satisfies the minimum.
                         count, stop = max(i + 1, fop.lo), True
@@ -482,13 +492,18 @@ class Machine:
                 else:
                     rend, rn = start, None
             if done:
-                if rst != _MORE:
+                if rst != _MORE and fop.memo:
                     key = start * nops + fop.idx
                     if t0 == touches:
-                        memo[key] = (rst, rend, rn)
+                        entry = (rst, rend, rn)
+                        if untracking:
+                            _compiled.untrack(entry)  # (kept for good, and no cycle runs through a result)
+                        memo[key] = entry
                         if start > memo_top:
                             memo_top = start
                     else:
+                        if volatile is None:
+                            volatile = {}
                         volatile[key] = (rst, rend, rn)
                 if tracer is not None:
                     depth -= 1
@@ -527,7 +542,19 @@ def _snapshot(
     snap.mode, snap.op, snap.pos, snap.resume, snap.deliver = mode, op, pos, resume, deliver
     snap.stack, snap.touches, snap.fail_pos = stack, touches, fail_pos
     snap.fail_expected, snap.fail_stack = fail_expected, fail_stack
+    if _COMPILED:
+        _compiled.untrack(snap)
     return snap
+
+
+def run_end(text: str, p: int, n: int, members: str, hi: int) -> int:
+    """Where a run of the characters ``members`` (at most ``hi`` of them; -1: any number) starting at ``p`` ends
+    (``n`` is ``len(text)``): what a character run's or a space's expression matches, read by a loop.
+    O(length of the run)."""
+    stop = n if hi < 0 or n - p <= hi else p + hi
+    while p < stop and text[p] in members:
+        p += 1
+    return p
 
 
 def _until(op: Op, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple[Result, Any]:
@@ -539,6 +566,14 @@ def _until(op: Op, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple
     scan = pos if rs is None else rs
     if op.finder is None:
         j = text.find(delims[0], scan)
+    elif _COMPILED:
+        # The leftmost start of a delimiter: a C-level search for each (the later ones bounded by the best so far),
+        # cheaper than a call of the alternation's expression for the few characters a feed scans.
+        j = -1
+        for d in delims:
+            at = text.find(d, scan) if j < 0 else text.find(d, scan, j + len(d) - 1)
+            if at >= 0 and (j < 0 or at < j):
+                j = at
     else:
         m = op.finder.search(text, scan)
         j = -1 if m is None else m.start()
@@ -547,15 +582,22 @@ def _until(op: Op, text: str, n: int, pos: int, rs: Any, partial: bool) -> tuple
     # No complete delimiter. Starts after `safe` might still become one when text is appended.
     safe = max(pos, n - op.maxlen + 1)
     held = n
-    first = op.first
-    assert first is not None  # compiled for every until with delimiters
-    m2 = first.search(text, safe)
-    while m2 is not None:
-        tail = text[m2.start() :]
-        if _starts_one(delims, tail):
-            held = m2.start()
-            break
-        m2 = first.search(text, m2.start() + 1)
+    if _COMPILED:  # (the first characters of the delimiters, by a loop over the last few characters)
+        firsts = op.members
+        for at in range(safe, n):
+            if text[at] in firsts and _starts_one(delims, text[at:]):
+                held = at
+                break
+    else:
+        first = op.first
+        assert first is not None  # compiled for every until with delimiters
+        m2 = first.search(text, safe)
+        while m2 is not None:
+            tail = text[m2.start() :]
+            if _starts_one(delims, tail):
+                held = m2.start()
+                break
+            m2 = first.search(text, m2.start() + 1)
     if partial:
         return (_MORE, held, None), safe
     if op.strict:
@@ -596,6 +638,8 @@ def _flatten_cached(cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], rope: Ro
     flat = older[1] + flatten(rope[1]) if older is not None and older[0] is rope[0] else flatten(rope)
     if len(cache) > 256:
         cache.clear()
+    if _COMPILED:
+        _compiled.untrack(flat)  # (nodes only; kept across feeds)
     cache[id(rope)] = (rope, flat)
     return flat
 
@@ -621,8 +665,9 @@ def _more_plan(
         frame = frame[6]
         depth -= 1
     # Now the ``depth`` deepest frames are the known ones.
-    del frames[depth:]
-    del plans[depth:]
+    if len(frames) > depth:
+        del frames[depth:]
+        del plans[depth:]
     plan: Plan = plans[depth - 1] if depth else None
     for j in range(len(fresh) - 1, -1, -1):
         frame = fresh[j]
@@ -657,7 +702,8 @@ def _run_plan(plan: Plan, end: int, inner: tuple[AstNode, ...], source: Source) 
         if kind == _ACC:
             inner = what + inner if inner else what
         elif kind == _NODE:
-            inner = (make_node(what.tag, what.name, start, end, True, inner, source),)
+            fop = what  # (typed once compiled: its fields are read without attribute look-ups)
+            inner = (make_node(fop.tag, fop.name, start, end, True, inner, source),)
         elif kind == _DROP:
             inner = ()
         else:

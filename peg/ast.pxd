@@ -7,6 +7,10 @@
 
 import cython
 
+from peg cimport _compiled
+
+cdef bint _UNTRACK
+
 @cython.final
 @cython.no_gc
 cdef class Source:

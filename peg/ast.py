@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 
+from . import _compiled
 from .errors import ParseError
 
 __all__ = ["AstNode", "ParseResult", "Source", "Status", "make_node", "make_result"]
@@ -107,11 +108,19 @@ class AstNode:
         return "\n".join(lines)
 
 
+_UNTRACK = _compiled.COMPILED  # (a C constant once compiled: the pure path pays one global look-up per node)
+
+
 def make_node(
     tag: str, rule: str, start: int, end: int, partial: bool, children: tuple[AstNode, ...], source: str | Source
 ) -> AstNode:
     """``AstNode(tag, rule, start, end, partial, children, source)``, made the way the parser makes its nodes (a
-    few per stream feed): compiled, this skips the constructor's argument parsing; as Python it costs the same."""
+    few per stream feed): compiled, this skips the constructor's argument parsing; as Python it costs the same.
+
+    Compiled, neither the node nor its tuple of children is tracked by the cyclic garbage collector (see
+    peg/_compiled.py): no reference cycle can pass through them, because a node holds only strings, integers, the
+    source (which holds only its text) and its children, which were all made before it (a node is made once its
+    children are known and never changed)."""
     node = AstNode.__new__(AstNode)
     node.tag = tag
     node.rule = rule
@@ -120,6 +129,9 @@ def make_node(
     node.partial = partial
     node.children = children
     node._source = source
+    if _UNTRACK:
+        _compiled.untrack(node)
+        _compiled.untrack(children)  # (nodes only: no cycle through it either)
     return node
 
 

@@ -5,7 +5,7 @@
 
 import cython
 
-from peg._growth cimport Growth as _Lane  # (aliased: the .py still imports and exports Growth)
+from peg._growth cimport Growth as _Lane, growth_of  # (aliased: the .py still imports and exports Growth)
 from peg._packrat cimport Machine
 from peg.ast cimport make_result
 
@@ -20,6 +20,9 @@ cdef class Stream:
     cdef bint _finished, _lane_known, _unparsed
     cdef Py_ssize_t _more_end
     cdef list _pending
+
+    @cython.locals(g=_Lane)
+    cpdef growth(self)
 
     @cython.locals(g=_Lane)
     cpdef extend(self, object more)

@@ -172,3 +172,37 @@ def test_scan_brackets_is_the_scanner_continued_over_a_run_of_brackets(prefix: s
     text = prefix + run
     assert scan_json(kind, text, 0, resume, True) == (MORE, len(text), after, scan_json(kind, text, 0, None, True)[3])
     assert scan_json(kind, text, 0, None, True)[:3] == (MORE, len(text), after)
+
+
+# The compiled scanner reads strings, whitespace and numbers with character loops instead of regular expressions:
+# each loop ends exactly where its expression's match ends, on any text and at any offset (these run the loops as
+# compiled when the modules are, and as Python otherwise).
+_SCAN_CHARS = ' \t\n\r"\\/bfnrtu0123456789aAeEfF+-.x\x00\x1f\x7f\ud800\udfff\u00e9'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=_SCAN_CHARS, max_size=24), st.integers(min_value=0, max_value=24))
+def test_scanner_loops_end_where_their_expressions_end(text: str, at: int) -> None:
+    from peg import _json as scanner
+
+    p, n = min(at, len(text)), len(text)
+    assert scanner.whitespace_end(text, p, n) == scanner._WS.match(text, p).end()
+    assert scanner.string_body_end(text, p, n) == scanner._STR_BODY.match(text, p).end()
+    assert scanner.number_prefix_end(text, p, n) == scanner._NUMBER_PREFIX.match(text, p).end()
+    number = scanner._NUMBER.match(text, p)
+    assert scanner.number_end_at(text, p, n) == (-1 if number is None else number.end())
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['"\\u00e9x"', '"\\u00e"', '"a\\', '"\\q"', "-0.5e+3", "01", "1.", "1e", "1e+", "-", "-a", "2.x", '"\x1f"'],
+)
+def test_scanner_loops_on_escapes_and_number_edges(text: str) -> None:
+    from peg import _json as scanner
+
+    n = len(text)
+    for p in range(n + 1):
+        assert scanner.string_body_end(text, p, n) == scanner._STR_BODY.match(text, p).end()
+        assert scanner.number_prefix_end(text, p, n) == scanner._NUMBER_PREFIX.match(text, p).end()
+        number = scanner._NUMBER.match(text, p)
+        assert scanner.number_end_at(text, p, n) == (-1 if number is None else number.end())

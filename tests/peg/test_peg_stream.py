@@ -505,3 +505,88 @@ def test_text_of_a_str_subclass_parses_as_its_plain_text() -> None:
     s = parser.stream()
     assert s.feed(Marked("ab")).nodes == parser.parse("ab", partial=True).nodes
     assert s.feed(Marked("<x>")).status is Status.SUCCESS
+
+
+def test_a_streams_nodes_are_left_to_reference_counting_when_compiled() -> None:
+    # Compiled, the nodes a stream makes, their children and the memo's results are not tracked by the cyclic
+    # garbage collector (no cycle can pass through them): a long stream does not grow the collector's work. As pure
+    # Python, CPython tracks them as usual. Either way collections mid-stream change nothing.
+    import gc
+
+    import peg._packrat
+
+    compiled = not peg._packrat.__file__.endswith(".py")
+    item = tag("item", sequence(literal("<i>"), tag("v", until("</i>")), literal("</i>")))
+    parser = zero_or_more(sequence(item, space()))
+    text = "".join(f"<i>value {k}</i>\n" for k in range(300))
+    stream = parser.stream()
+    gc.collect()
+    before = len(gc.get_objects())
+    for at in range(0, len(text), 7):
+        result = stream.feed(text[at : at + 7])
+        if at % 700 == 0:
+            gc.collect()
+    gc.collect()
+    grown = len(gc.get_objects()) - before
+    nodes = [node for node in result.walk()]
+    assert len(nodes) == 600 and result == parser.parse(text, partial=True)
+    assert all(gc.is_tracked(node) is not compiled for node in nodes)
+    assert all(gc.is_tracked(node.children) is not compiled for node in nodes if node.children)
+    if compiled:
+        assert grown < 100  # (as Python: every node, children tuple and memo result stays tracked)
+    else:
+        assert grown > 600
+
+
+@pytest.mark.parametrize(
+    ("run", "text", "refused"),
+    [
+        ("<a>" + space() + "<b>", "<a> \t\n <b>!", 9),  # a space between two markers grows, then the next one
+        ("<a>" + space(2) + "<b>", "<a>  <b>!", 7),  # a bounded space that fills up exactly at the end
+        ("<a>" + space(1) + "<b>", "<a>  <b>!", 4),  # ... and one that fills up before the end: the parse fails
+        ("<a>" + chars("[a-z]", 1, 3) + "<b>", "<a>xyz<b>!", 8),
+        ("<a>" + choice("<xy>", "<x>") + space() + "<b>", "<a><xy> <b>!", 10),
+    ],
+)
+def test_extend_one_character_at_a_time_through_a_marker_run_matches_the_parse(
+    run: peg.Parser, text: str, refused: int
+) -> None:
+    """A marker run taken a character at a time: each take rescans only from the first item that reached the end
+    of the text last time (an item that ended before it keeps its match). The lane takes every character until
+    the one at ``refused`` (which completes the run or fails it), and each result is what a parse gives."""
+    parser = tag("c", until("<")) + run + tag("d", until("!")) + "!"
+    for start in range(1, 4):
+        s = parser.stream()
+        s.feed("t" + text[:start])
+        taken = []
+        for at in range(start, len(text)):
+            if s.extend(text[at]) is None:
+                assert s.feed(text[at]) == parser.parse("t" + text[: at + 1], partial=True), (start, at)
+            else:
+                taken.append(at)  # (not reading the result: that would parse, and start the next take afresh)
+        assert taken == list(range(start, refused)), start
+        assert s.finish() == parser.parse("t" + text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    delims=st.sampled_from([("</a>",), ("</a>", "<b"), ("</a>", "<b", "/x>"), ("ab", "b", "</a>")]),
+    text=st.text(alphabet="ab</>x", min_size=1, max_size=24),
+    cuts=st.lists(st.integers(min_value=0, max_value=24), max_size=4),
+)
+def test_until_stops_at_the_leftmost_delimiter_and_holds_back_a_cut_one(
+    delims: tuple[str, ...], text: str, cuts: list[int]
+) -> None:
+    # Compiled, the until leaf finds its delimiters by a search for each and the held-back start by a loop over
+    # the last characters (the pure source: regular expressions); any chunking gives the same.
+    parser = tag("t", until_one_of(list(delims)))
+    found = [at for at in (text.find(d) for d in delims) if at >= 0]
+    longest = max(len(d) for d in delims)
+    cut = [q for q in range(max(0, len(text) - longest + 1), len(text)) if any(d.startswith(text[q:]) for d in delims)]
+    expected = (S, min(found)) if found else (M, cut[0] if cut else len(text))
+    stream = parser.stream()
+    points = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    for a, b in itertools.pairwise(points):
+        result = stream.feed(text[a:b])
+    assert (result.status, result.end) == expected
+    assert result == parser.parse(text, partial=True)

@@ -9,11 +9,12 @@ import cython
 from peg cimport _compiled
 from peg._compile cimport Op, Program
 from peg._json cimport scan_json
+from peg._unwind cimport fail_nodes, flatten, flatten_cached, more_plan, unwind_more
 from peg.ast cimport AstNode, Source, make_node
 
-cdef int COMPOSITE, K_ANY, K_ATOMIC, K_CHARS, K_CHOICE, K_END, K_EPS, K_JSON, K_LIT, K_NEGATE, K_PEEK, K_REP
+cdef int COMPOSITE, K_ANY, K_ATOMIC, K_CHARS, K_CHOICE, K_END, K_EPS, K_JSON, K_LIT, K_PEEK, K_REP
 cdef int K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
-cdef int _SUCCESS, _FAIL, _MORE, _BEGIN, _CALL, _RET, _NODE, _DROP, _LOOK, _ACC
+cdef int _SUCCESS, _FAIL, _MORE, _BEGIN, _CALL, _RET
 cdef tuple _START
 cdef object _NO
 cdef bint _COMPILED
@@ -65,21 +66,7 @@ cdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint
 
 cdef bint _starts_one(tuple delims, str tail)
 
-@cython.locals(out=list, todo=list, pair=tuple)
-cpdef tuple flatten(object rope)
-
-@cython.locals(hit=tuple, older=tuple, flat=tuple)
-cdef tuple _flatten_cached(dict cache, object rope)
-
-@cython.locals(fresh=list, plan=tuple, frame=tuple, fop=Op, k=int, j=Py_ssize_t, depth=Py_ssize_t, known=Py_ssize_t)
-cdef tuple _more_plan(object stack, dict flat_cache, list frames, list plans)
-
-cdef tuple _fail_nodes(object stack, Py_ssize_t fpos, Source source)
-
-@cython.locals(kind=int, start=Py_ssize_t, what=object, fop=Op)
-cdef tuple _run_plan(tuple plan, Py_ssize_t end, tuple inner, Source source)
-
-@cython.locals(plan=tuple, inner=tuple)
+@cython.locals(inner=tuple)
 cdef tuple _unwind_more(Machine machine, object stack, Py_ssize_t end, object rope)
 
 @cython.locals(snap=Snapshot)

@@ -20,13 +20,11 @@ Design (why streaming costs what is new):
   instead of at the root. A scanning leaf (``until``, JSON) continues its scan where it stopped. A feed thus
   costs the new text plus the unwinding of the live path, not the whole output. A run that never touched
   the end has a final result: more text cannot change it.
-
 * **Out of the cyclic collector's sight** (compiled): the nodes, their children, memo results, the ropes in them
   and snapshots cannot be in a reference cycle, so they are untracked as they are made (see ``peg/_compiled.py``):
   a long stream's memo does not grow the collector's work, which otherwise grew with the output.
-
-Results are tuples ``(status, end, nodes)``; ``nodes`` is a rope (None, an AstNode, or a pair of ropes) so
-sequences and repetitions concatenate in O(1); it is flattened only where a node is built.
+* **Unwinding in one go.** "Need more input" goes unchanged from a leaf to the root: ``peg/_unwind.py`` unwinds
+  the stack by a plan, which the machine caches with its stack (``plan*`` fields; ``_unwind`` never sees them).
 """
 
 from __future__ import annotations
@@ -44,7 +42,6 @@ from ._compile import (
     K_EPS,
     K_JSON,
     K_LIT,
-    K_NEGATE,
     K_PEEK,
     K_REP,
     K_RULE,
@@ -57,6 +54,7 @@ from ._compile import (
 )
 from ._json import scan_json
 from ._trace import Tracer
+from ._unwind import ACC_STEP, DROP_STEP, NODE_STEP, Rope, fail_nodes, flatten, flatten_cached, more_plan, unwind_more
 from .ast import AstNode, Source, make_node
 
 __all__ = [
@@ -71,7 +69,6 @@ __all__ = [
     "Machine",
     "Snapshot",
     "Tracer",
-    "flatten",
     "run_end",
 ]
 
@@ -83,9 +80,8 @@ _BEGIN = -1  # the status delivered to a frame that was just pushed
 _START = (_BEGIN, -1, None)
 _NO = object()  # "this leaf did not touch the end of the input"
 _SCANNERS = (K_UNTIL, K_JSON)  # leaves that resume a scan where the previous feed stopped
-
-Rope = Any  # None | AstNode | tuple[Rope, Rope]
-Result = tuple[int, int, Rope]
+CALL_MODE = _CALL  # (for peg._growth: a snapshot entering a leaf; the plans' step kinds come from peg._unwind)
+Result = tuple[int, int, Rope]  # (status, end, nodes): the nodes are a rope (see peg/_unwind.py)
 
 _COMPILED = _compiled.COMPILED  # (a C constant once compiled: the pure path reads one global where it is checked)
 
@@ -142,27 +138,6 @@ class Snapshot:
         return snap
 
 
-def flatten(rope: Rope) -> tuple[AstNode, ...]:
-    """The nodes of a rope in order. Cost O(size), iterative."""
-    if rope is None:
-        return ()
-    if type(rope) is AstNode:
-        return (rope,)
-    pair: tuple[Rope, Rope] = rope
-    if type(pair[0]) is AstNode and type(pair[1]) is AstNode:
-        return pair  # (two nodes: the pair is their tuple already)
-    out: list[AstNode] = []
-    todo = [rope]
-    while todo:
-        x = todo.pop()
-        if type(x) is tuple:
-            todo.append(x[1])
-            todo.append(x[0])
-        elif x is not None:
-            out.append(x)
-    return tuple(out)
-
-
 class Machine:
     """The state of one (possibly streaming) parse of a growing text by one program."""
 
@@ -176,9 +151,9 @@ class Machine:
         self.snapshot: Snapshot | None = _snapshot(_CALL, program.root, 0, None, None, None, 0, -1, frozenset(), None)
         self.final: tuple[Result, int, frozenset[str]] | None = None
         self.plan_stack: Any = None  # the stack whose "need more input" unwinding is cached in self.plan
-        self.plan: Plan = None
-        self.plan_frames: list[Any] = []  # the frames of plan_stack, root first, and their plans (see _more_plan)
-        self.plans: list[Plan] = []
+        self.plan: Any = None  # (a plan of peg._unwind)
+        self.plan_frames: list[Any] = []  # the frames of plan_stack, root first, and their plans (see more_plan)
+        self.plans: list[Any] = []
         self.flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]] = {}
         # After a run that needed more input where every leaf that looked at the end before the last one was a
         # space: (the last leaf, its position, its frame stack, whether such spaces came first), for peg._growth.
@@ -514,10 +489,10 @@ class Machine:
         self.memo_top = memo_top
         if rst == _FAIL:
             # The nodes of the path that got furthest, closed as if the input ended where it failed.
-            nodes = _fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= rend else ()
+            nodes = fail_nodes(fstack, fpos, source) if fstack is not None and fpos >= rend else ()
             out: tuple[Result, int, frozenset[str]] = ((_FAIL, rend, nodes), fpos, fexp)
         elif not flat:
-            out = ((rst, rend, _flatten_cached(self.flat_cache, rn)), fpos, fexp)
+            out = ((rst, rend, flatten_cached(self.flat_cache, rn)), fpos, fexp)
         else:  # _unwind_more returns the nodes already flattened
             out = ((rst, rend, rn), fpos, fexp)
         if snap is None:
@@ -613,114 +588,11 @@ def _starts_one(delims: tuple[str, ...], tail: str) -> bool:
     return False
 
 
-_NODE, _DROP, _LOOK, _ACC = range(4)
-# For peg._growth: a snapshot entering a leaf; plan steps making a node, dropping the nodes of an atomic group, and
-# prepending the completed nodes of a sequence or repetition.
-CALL_MODE, NODE_STEP, DROP_STEP, ACC_STEP = _CALL, _NODE, _DROP, _ACC
-# How "need more input" unwinds through a frame stack, innermost step first: a linked list of steps
-# ``(kind, what, start, rest)`` (None when empty): _ACC prepends ``what`` (flattened completed nodes), _NODE makes
-# the node of the tag or rule op ``what`` starting at ``start``, _DROP drops the nodes (an open atomic group),
-# _LOOK ends the path at ``start`` (a look-ahead). A frame's plan is its own step (if any) then its parent's, so
-# the plans of a stack's frames share their tails as the frames do.
-Plan = Any
-
-
-def _flatten_cached(cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], rope: Rope) -> tuple[AstNode, ...]:
-    """``flatten`` for the accumulators of repetitions and sequences, which grow by one pair per item:
-    ``(older, new)`` reuses the cached flattening of ``older``, so a feed after thousands of items copies a
-    tuple (C speed) instead of walking the rope."""
-    if type(rope) is not tuple:
-        return flatten(rope)
-    hit = cache.get(id(rope))
-    if hit is not None and hit[0] is rope:
-        return hit[1]
-    older = cache.get(id(rope[0]))
-    flat = older[1] + flatten(rope[1]) if older is not None and older[0] is rope[0] else flatten(rope)
-    if len(cache) > 256:
-        cache.clear()
-    if _COMPILED:
-        _compiled.untrack(flat)  # (nodes only; kept across feeds)
-    cache[id(rope)] = (rope, flat)
-    return flat
-
-
-def _more_plan(
-    stack: Any, flat_cache: dict[int, tuple[Rope, tuple[AstNode, ...]]], frames: list[Any], plans: list[Plan]
-) -> Plan:
-    """The plan (see ``Plan``) of ``stack``. ``frames`` and ``plans`` hold the frames of the stack planned last
-    time, root first, and their plans: the frames they share with ``stack`` keep theirs, and the lists are
-    updated to ``stack``'s. A feed thus makes the plans of the frames pushed since the last one only (each
-    sequence or repetition's completed nodes are flattened once, when its frame is first planned), plus a walk
-    down the stack. Cost O(depth) pointer steps + O(new frames)."""
-    depth = 0
-    frame = stack
-    while frame is not None:
-        depth += 1
-        frame = frame[6]
-    known = len(frames)
-    fresh: list[Any] = []  # frames without a known plan, innermost first
-    frame = stack
-    while depth > 0 and not (depth <= known and frames[depth - 1] is frame):
-        fresh.append(frame)
-        frame = frame[6]
-        depth -= 1
-    # Now the ``depth`` deepest frames are the known ones.
-    if len(frames) > depth:
-        del frames[depth:]
-        del plans[depth:]
-    plan: Plan = plans[depth - 1] if depth else None
-    for j in range(len(fresh) - 1, -1, -1):
-        frame = fresh[j]
-        fop = frame[0]
-        k = fop.kind
-        if k in (K_SEQ, K_REP):
-            acc = frame[4]
-            if acc is not None:
-                plan = (_ACC, _flatten_cached(flat_cache, acc), 0, plan)
-        elif k in (K_TAG, K_RULE):
-            plan = (_NODE, fop, frame[1], plan)
-        elif k == K_ATOMIC:
-            plan = (_DROP, fop, frame[1], plan)
-        elif k in (K_PEEK, K_NEGATE):
-            plan = (_LOOK, fop, frame[1], plan)
-        frames.append(frame)
-        plans.append(plan)
-    return plan
-
-
-def _fail_nodes(stack: Any, fpos: int, source: Source) -> tuple[AstNode, ...]:
-    """The nodes of a failed parse: ``stack`` (the live path when the furthest failure happened) unwound as
-    "need more input" at ``fpos``, i.e. what a partial parse of ``text[:fpos]`` gives along that path."""
-    return _run_plan(_more_plan(stack, {}, [], []), fpos, (), source)[1]
-
-
-def _run_plan(plan: Plan, end: int, inner: tuple[AstNode, ...], source: Source) -> tuple[int, tuple[AstNode, ...]]:
-    """Unwind "need more input" ending at ``end`` with the nodes ``inner`` through ``plan``: (where the root
-    result ends, its nodes). Cost O(steps + nodes made)."""
-    while plan is not None:
-        kind, what, start, plan = plan  # (unpacking a typed tuple: no generic iteration once compiled)
-        if kind == _ACC:
-            inner = what + inner if inner else what
-        elif kind == _NODE:
-            fop = what  # (typed once compiled: its fields are read without attribute look-ups)
-            inner = (make_node(fop.tag, fop.name, start, end, True, inner, source),)
-        elif kind == _DROP:
-            inner = ()
-        else:
-            end, inner = start, ()
-    return end, inner
-
-
 def _unwind_more(machine: Machine, stack: Any, end: int, rope: Rope) -> tuple[int, int, tuple[AstNode, ...]]:
-    """The root result (nodes flattened) when NEED_MORE_INPUT ending at ``end`` with the nodes ``rope`` is
-    delivered to ``stack``: what the
-    general loop would compute, without its dispatch. The plan is cached per stack, so consecutive feeds
-    inside one scanning leaf cost O(number of tags and rules on the live path)."""
-    if machine.plan_stack is stack:
-        plan = machine.plan
-    else:
-        plan = machine.plan = _more_plan(stack, machine.flat_cache, machine.plan_frames, machine.plans)
+    """The root result (nodes flattened) when "need more input" ending at ``end`` with the nodes ``rope`` is
+    delivered to ``stack``; the plan is cached with its stack, so feeds inside one leaf just rerun it (peg._unwind)."""
+    if machine.plan_stack is not stack:
+        machine.plan = more_plan(stack, machine.flat_cache, machine.plan_frames, machine.plans)
         machine.plan_stack = stack
-    inner: tuple[AstNode, ...] = () if rope is None else _flatten_cached(machine.flat_cache, rope)
-    end, inner = _run_plan(plan, end, inner, machine.source)
+    end, inner = unwind_more(machine.plan, end, rope, machine.flat_cache, machine.source)
     return (_MORE, end, inner)

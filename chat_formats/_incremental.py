@@ -201,6 +201,19 @@ class IncrementalMapper:
                     return
                 seq = node.children
 
+    def arguments_begun(self, start: int) -> bool:
+        """Whether the open call whose node starts at ``start`` was mapped, at the last update, with its arguments
+        begun (``{`` and what follows: a first named argument, or JSON arguments). O(1)."""
+        memo = self._open
+        return memo.start == start and memo.call is not None and memo.arguments[:1] == "{"
+
+    def arguments_written(self, start: int) -> bool:
+        """Whether the open call whose node starts at ``start`` was mapped, at the last update, with JSON
+        arguments written as they are (a span of the text: its arguments node; the caller knows whether it is
+        closed). O(1)."""
+        memo = self._open
+        return memo.start == start and memo.call is not None and memo.span[0] >= 0
+
     def update(self, nodes: tuple[AstNode, ...], size: int) -> Step:
         """Map the partial parse ``nodes`` of a text of ``size`` characters from the cursor on; move the cursor
         past what settled: closed nodes that end before the end of the text (one that ends there may still

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gbnf_backend import PegchatError
-from peg import Growth, ParseResult, Status
+from peg import Growth, ParseResult, QuietTags, Status
 
 from . import _deltas
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
@@ -55,6 +55,7 @@ from .builder import (
     TOOL_ARG_CLOSE,
     TOOL_ARG_CONVERTED_VALUE,
     TOOL_ARG_JSON_VALUE,
+    TOOL_ARG_NAME,
     TOOL_ARG_OPEN,
     TOOL_ARG_PYTHON_VALUE,
     TOOL_ARG_STRING_VALUE,
@@ -89,7 +90,7 @@ class ChatStream:
         self._asm: Assembler = fmt.assembler
         definition = self._asm.definition
         self.reasoning_field = reasoning_field
-        self._peg = definition.parser.stream()
+        self._peg = definition.parser.stream(quiet=_QUIET)
         self.salt = new_salt()
         self._mapper = IncrementalMapper(self._asm.tools, self.salt, definition.id_position)
         self._prefix = definition.content_prefix
@@ -213,6 +214,14 @@ class ChatStream:
         kind, at = plan
         if kind == _SILENT:
             self._fast = (_SILENT, None)  # e.g. inside a marker: the mapped message cannot change
+            if growth_.literal and TOOL in tags:
+                # Inside a call whose arguments are begun, an argument's name may appear too (the first one's
+                # would begin them): a marker that completes a name before a JSON value is taken as well. After
+                # JSON arguments written as they are (closed: not on the live path), the call may close too.
+                start = growth_.starts[tags.index(TOOL)]
+                if self._mapper.arguments_begun(start):
+                    closed = TOOL_ARGS not in tags and self._mapper.arguments_written(start)
+                    self._peg.growth(_QUIET_AFTER_ARGUMENTS if closed else _QUIET_IN_ARGUMENTS)
             return
         if kind < 0 or growth_.literal:
             return  # (a literal's text would show in the node that shows text)
@@ -527,6 +536,21 @@ _SILENT_TAGS = frozenset(
     )
 )
 _CONVERTED = TOOL_ARG_CONVERTED_VALUE
+# Nodes that may open or close inside text the lane takes without parsing (see peg.QuietTags), while nothing the
+# mapper shows grows (a _SILENT lane): the message stays the same. Rules and blocks are containers the mapper
+# reads through. A call that opens is not published until its name is complete (its head, an atomic group, is
+# not quiet); an argument that opens shows nothing until its name is complete (the first one's name starts the
+# arguments, "{").
+_QUIET = QuietTags(opening=("", BLOCK, TOOL, TOOL_ARG), closing=("", BLOCK))
+# In a call whose arguments are begun ("{" mapped), an argument's head may appear and a JSON value open: the
+# value shows nothing until its closer (a string, Python or converted value is not quiet: they show the name).
+_QUIET_IN_ARGUMENTS = QuietTags(
+    opening=(*_QUIET.opening, TOOL_ARG_OPEN, TOOL_ARG_NAME, TOOL_ARG_JSON_VALUE),
+    closing=(*_QUIET.closing, TOOL_ARG_OPEN, TOOL_ARG_NAME),
+)
+# After a call's JSON arguments, written as they are and closed: the call may close (its arguments are its
+# arguments node's text; what its end could add — an id, a closer — has a tag of its own, not quiet).
+_QUIET_AFTER_ARGUMENTS = QuietTags(opening=_QUIET.opening, closing=(*_QUIET.closing, TOOL))
 
 
 _PLANS: dict[tuple[str, ...], tuple[int, int]] = {}  # _plan per live path's tags (a grammar has few of them)

@@ -42,7 +42,7 @@ from .ast import AstNode, ParseResult, Status
 from .combinators import *  # noqa: F403  (the combinator DSL: the names in combinators.__all__)
 from .errors import GrammarError, ParseError, PegchatError, StreamClosedError
 from .gbnf import GrammarWarning, LazyGrammar, lazy_grammar, to_gbnf, trigger_words
-from .parser import Growth, Stream
+from .parser import Growth, QuietTags, Stream
 from .serialize import from_json, to_json
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "ParseResult",
     "Parser",
     "PegchatError",
+    "QuietTags",
     "Status",
     "Stream",
     "StreamClosedError",

@@ -7,11 +7,13 @@ from peg._compile cimport Op
 from peg cimport _compiled
 from peg._json cimport scan_brackets, scan_json, string_body_end
 from peg._packrat cimport Machine, Snapshot, run_end
+from peg._runs cimport QuietTags, repetition, run_item, run_of
 
 cdef bint _COMPILED
+cdef Py_ssize_t HELD, INSIDE  # (peg._runs' values, imported: module constants cannot be cimported)
 
-cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
-cdef int ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE
+cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_NEGATE, K_PEEK, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
+cdef int ACC_STEP, BEGIN, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE, SUCCESS
 
 cdef class _JsonScan:
     cdef public object kind
@@ -25,7 +27,7 @@ cdef class _JsonScan:
 @cython.final
 cdef class Growth:
     cdef public tuple tags, starts
-    cdef public object held
+    cdef public str held
     cdef public bint literal, shifts
     cdef object _plain, _first, _run_text
     cdef tuple _delims, _run, _firsts
@@ -36,15 +38,15 @@ cdef class Growth:
     cdef void _set(self, tuple tags, tuple starts, str held, object plain, tuple delims, object first, tuple run,
                    str run_text, bint spaced, tuple firsts)
 
-    @cython.locals(scan=_JsonScan, text=str, first=str)
+    @cython.locals(scan=_JsonScan, text=str, first=str, held=str, shown=Py_ssize_t, end=Py_ssize_t)
     cpdef object take(self, str more)
 
     @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
     cpdef _shift(self, str text)
 
     @cython.locals(run=tuple, n=Py_ssize_t, i=Py_ssize_t, p=Py_ssize_t, start=Py_ssize_t, touched=Py_ssize_t,
-                   touched_at=Py_ssize_t)
-    cdef bint _stops_inside(self, str text)
+                   touched_at=Py_ssize_t, end=Py_ssize_t)
+    cdef Py_ssize_t _live_end(self, str text, Py_ssize_t shown)
 
     @cython.locals(cut=Py_ssize_t, at=Py_ssize_t, first=str)
     cpdef Py_ssize_t _cut(self, str text)
@@ -56,7 +58,11 @@ cdef class Growth:
     snap=Snapshot, op=Op, pos=Py_ssize_t, hidden=int, spaced=bint, nodes=tuple, live=tuple, text=str,
     first_shown=Py_ssize_t, between=Py_ssize_t, growth=Growth
 )
-cpdef Growth growth_of(Machine machine, Py_ssize_t end)
+cpdef Growth growth_of(Machine machine, Py_ssize_t end, QuietTags quiet=*, bint succeeded=*)
+
+@cython.locals(frame=tuple, above=tuple, rep=Op, fop=Op, k=int, text=str, delivered=tuple, tags=list, starts=list,
+               run_text=str)
+cdef Growth _after_success(Machine machine, Snapshot snap, Py_ssize_t end, QuietTags quiet)
 
 @cython.locals(
     fop=Op, step=tuple, kind=int, start=object, hidden=int, made=Py_ssize_t, first_shown=Py_ssize_t,
@@ -68,27 +74,10 @@ cdef tuple _live_nodes(object plan)
 cdef Growth _growth(tuple tags, tuple starts, str held, object plain, tuple delims, object first, tuple run,
                     str run_text, bint spaced, tuple firsts)
 
-cdef Py_ssize_t _INSIDE, _FAILS
-
-
-cdef Py_ssize_t _run_items(tuple run, str text, Py_ssize_t p)
-
-@cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, op=Op, alt=tuple, s=str)
-cdef Py_ssize_t _run_item(object item, str text, Py_ssize_t p)
-
-@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, frame=tuple, rest=tuple, whole=bint)
-cdef tuple _run_of(Op leaf, object frame, bint hidden)
-
-@cython.locals(k=int, kid=Op, alts=list, items=list)
-cdef bint _follow(Op op, list run, bint hidden, int depth)
-
 cdef bint _string_body(str more)
 
 @cython.locals(lane=tuple)
 cdef tuple _until_lane(Op op)
-
-@cython.locals(cache=dict, key=Py_ssize_t, rest=tuple, items=list, whole=bint, kid=Op)
-cdef tuple _rest_of(Op seq, Py_ssize_t i, bint hidden)
 
 @cython.locals(seq_frame=tuple, seq=Op, after=Py_ssize_t, frame=tuple, fop=Op, k=int, nodes=Py_ssize_t)
 cdef Py_ssize_t _space_lead(Snapshot snap, Op leaf, object stack)

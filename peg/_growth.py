@@ -16,9 +16,12 @@ the end: the start of a delimiter, a dangling escape; usually nothing) followed 
   are held back).
 
 The same holds inside a *literal* (a marker) cut by the end of the text, or a character run touching it: text
-that continues it — through the literals, spaces and character runs the machine runs next without making,
-closing or choosing a node (see ``_run_of``) — and stops inside one of them leaves the parse as it was, the live
-path ending later (a chat stream whose live path shows nothing then has nothing to send). The machine records
+that continues it — through the items the machine runs next (literals, spaces, character runs, choices and
+repetitions of them, a last ``until``: see :mod:`peg._runs`), opening or closing no node but those the stream's
+quiet tags allow — and stops inside one of them leaves the parse as it was but for those nodes, the live path
+ending later (a chat stream whose live path shows nothing then has nothing to send; it declares the nodes
+whose opening and closing show nothing either). With quiet tags, ``tags`` and ``starts`` describe the live path
+of the last feed. The machine records
 such a leaf also when spaces before it looked at the end (``Machine.live``). When nothing but the entering of
 composites (first items of sequences, first alternatives, tags, rules, atomic groups) lies between those spaces
 and the leaf, the spaces lead the run (see ``_space_lead``): text starting with whitespace lengthens them and
@@ -38,9 +41,25 @@ import re
 from typing import Any
 
 from . import _compiled
-from ._compile import K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, Op
+from ._compile import (
+    K_ATOMIC,
+    K_CHARS,
+    K_CHOICE,
+    K_JSON,
+    K_LIT,
+    K_NEGATE,
+    K_PEEK,
+    K_REP,
+    K_RULE,
+    K_SEQ,
+    K_SPACE,
+    K_TAG,
+    K_UNTIL,
+    Op,
+)
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json, string_body_end
-from ._packrat import ACC_STEP, CALL_MODE, DROP_STEP, MORE, NODE_STEP, Machine, run_end
+from ._packrat import ACC_STEP, BEGIN, CALL_MODE, DROP_STEP, MORE, NODE_STEP, SUCCESS, Machine, run_end
+from ._runs import HELD, INSIDE, NO_QUIET, SPACES, QuietTags, repetition, run_item, run_of
 
 __all__ = ["Growth", "growth_of"]
 
@@ -128,20 +147,24 @@ class Growth:
         if self._run:
             if not more:
                 return more
-            if self._spaced and more[0] in _SPACES:
+            if self._spaced and more[0] in SPACES:
                 return None
             text = self._run_text + more
-            if (
-                len(text) > _LONGEST_RUN
-                or not (more.isascii() or _NO_SURROGATE.fullmatch(more))
-                or not self._stops_inside(text)
-            ):
+            if len(text) > _LONGEST_RUN or not (more.isascii() or _NO_SURROGATE.fullmatch(more)):
+                return None
+            held = self.held
+            shown = len(self._run_text) - len(held)  # where the live path ends now, in the run's text
+            end = self._live_end(text, shown)
+            if end < 0:
                 return None
             self._run_text = text
             self._spaced = False
             if self._shifting:
                 self._shift(text)
-            return more
+            if end == len(text) and not held:
+                return more  # (the common take: nothing held before or after)
+            self.held = text[end:]
+            return text[shown:end]
         scan = self._json
         if scan is not None:
             grown = scan.take(more)
@@ -180,36 +203,44 @@ class Growth:
         ``_shifting`` of ``starts``) begin where they end now in ``text`` (the run's text, from the spaces on).
         O(length of the spaces)."""
         first = self.starts[0]  # (they all begin at one place: nothing is consumed between)
-        mark = self._lead + run_end(text, 0, len(text), _SPACES, self._run[0].hi)
+        mark = self._lead + run_end(text, 0, len(text), SPACES, self._run[0].hi)
         if mark != first:
             count = self._shifting
             self.starts = (mark,) * count + self.starts[count:]
 
-    def _stops_inside(self, text: str) -> bool:
-        """Whether the machine, running the items of the run in sequence over ``text`` (the run's text: from the
-        first item's start to the end of the input), stops needing more input inside one of them — a literal cut
-        by the end, or a character run touching it — so that the sequence is still running and nothing else of
-        the parse changed (exactly the machine's rules for these leaves on a partial input). The scan starts at
-        the first item whose match reached the end of the text last time (see ``_run_from``; the items before it
-        ended earlier, so more text cannot change them), which is then updated. Cost O(the text of the items
-        from there on), not O(the run's text)."""
+    def _live_end(self, text: str, shown: int) -> int:
+        """Where the live path ends (an offset in ``text``, the run's text: from the first item's start to the end
+        of the input) if the machine, running the items of the run in sequence over it, stops needing more input
+        inside one of them — a literal cut by the end, a character run touching it (the end of the text), an
+        ``until`` without its delimiter (where it holds back the start of one) — no earlier than ``shown`` (where
+        it ends now), so that nothing else of the parse changed but nodes whose tags are quiet (exactly the
+        machine's rules for these items on a partial input); else -1. The scan starts at the first item whose
+        match reached the end of the text last time (see ``_run_from``; the items before it ended earlier, so
+        more text cannot change them), which is then updated. Cost O(the text of the items from there on), not
+        O(the run's text)."""
         run, n = self._run, len(text)
         i, p = self._run_from, self._run_at
         touched, touched_at = -1, 0  # the first item whose match reaches the end, and its start
         while i < len(run):
             start = p
-            p = _run_item(run[i], text, p)
+            p = run_item(run[i], text, p)
             if p < 0:
-                if p == _FAILS:
-                    return False
+                if p == INSIDE:
+                    end = n
+                elif p <= HELD:
+                    end = HELD - p  # (an until holding back the start of a delimiter)
+                else:
+                    return -1  # it fails, or reaches what the run does not follow: parse
+                if end < shown:
+                    return -1  # (another alternative, holding back more than was shown: parse)
                 if touched < 0:
                     touched, touched_at = i, start
                 self._run_from, self._run_at = touched, touched_at
-                return True
+                return end
             if p >= n and touched < 0:
                 touched, touched_at = i, start
             i += 1
-        return False  # the run ends: what follows is not followed (parse)
+        return -1  # the run ends: what follows is not followed (parse)
 
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
@@ -239,7 +270,7 @@ class Growth:
         return cut
 
 
-def growth_of(machine: Machine, end: int) -> Growth | None:
+def growth_of(machine: Machine, end: int, quiet: QuietTags = NO_QUIET, succeeded: bool = False) -> Growth | None:
     """The growth of ``machine`` after a partial run that needed more input and ended at ``end``, or None
     when the run did not stop inside a text scanner or a literal, or a look-ahead lies on the live path (the
     nodes inside an open atomic group are not shown, so they are not among the growing nodes).
@@ -247,6 +278,8 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
     snap = machine.snapshot
     if snap is None or snap.stack is None or machine.tracer is not None:
         return None
+    if succeeded:
+        return _after_success(machine, snap, end, quiet)
     # The live leaf: the snapshot's, or (a marker after spaces that touched the end) the one the run recorded.
     live = machine.live
     if snap.mode == CALL_MODE and snap.stack is machine.plan_stack:
@@ -273,7 +306,7 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         return _growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
-        run = _run_of(op, machine.plan_stack, hidden)
+        run = run_of(op, machine.plan_stack, hidden > 0, quiet)
         between = _space_lead(snap, op, machine.plan_stack) if spaced else -1
         if between >= 0:
             # The spaces before it lead the run: whitespace lengthens them (the leaf and the nodes that begin at
@@ -294,6 +327,55 @@ def growth_of(machine: Machine, end: int) -> Growth | None:
         )
         return growth
     return None
+
+
+def _after_success(machine: Machine, snap: Any, end: int, quiet: QuietTags) -> Growth | None:
+    """The growth after a run that succeeded at the end of the text but looked at it (``end``: the end of the
+    text), when every node around where it first looked may close and open again (they are complete now: text
+    that goes on there makes them partial again), from there: spaces that touched the end (``snap`` entering
+    them), or a repetition whose last iteration ended there (``snap`` delivering that iteration to it); the text
+    runs what the machine runs after (see :func:`peg._runs.run_of`). None otherwise (without quiet tags: always).
+    Cost O(depth of the frame stack)."""
+    frame = snap.stack
+    text = machine.source.text
+    if quiet is NO_QUIET or end != len(text):
+        return None
+    leaf: Any = None
+    if snap.mode == CALL_MODE:
+        leaf = snap.op
+        if leaf.kind != K_SPACE:
+            return None
+        run_text = text[snap.pos :]
+    else:
+        rep: Any = frame[0]
+        delivered = snap.deliver
+        if rep.kind != K_REP or delivered is None:
+            return None
+        if delivered[0] == SUCCESS:
+            if delivered[1] != end or frame[2] == end:
+                return None  # (an iteration that ended before the end, or an empty one: the repetition ends)
+        elif delivered[0] == BEGIN and frame[2] == end:
+            leaf = repetition(rep, 0, quiet)  # it stopped before its first iteration
+            frame = frame[6]
+        else:
+            return None
+        run_text = ""
+    tags: list[str] = []
+    starts: list[int] = []
+    above = frame if leaf is not None else frame[6]
+    while above is not None:
+        fop = above[0]
+        k = fop.kind
+        if k in (K_TAG, K_RULE):
+            if fop.tag not in quiet.appearing:
+                return None
+            tags.append(fop.tag)
+            starts.append(above[1])
+        elif k in (K_ATOMIC, K_PEEK, K_NEGATE):
+            return None  # (hidden nodes, a look-ahead: not followed)
+        above = above[6]
+    run = run_of(leaf, frame, False, quiet)
+    return _growth(tuple(tags), tuple(starts), "", _NO_SURROGATE, (), None, run, run_text, False, ())
 
 
 def _growth(
@@ -380,145 +462,7 @@ def _space_lead(snap: Any, leaf: Op, stack: Any) -> int:
     return -1
 
 
-_SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches
 _LONGEST_RUN = 256  # a marker is short: longer runs take the ordinary path (each take rescans the run's text)
-
-
-def _run_of(leaf: Op, frame: Any, hidden: bool) -> tuple[Any, ...]:
-    """The live leaf and the items the machine runs after it without making, closing or choosing a node, in
-    order: the rest of the sequence that runs it, then (once that sequence would end) the rest of the sequence
-    around it — through choices (an alternative that matches ends the choice) and the last iteration of a
-    repetition (an optional item) — and items of nested sequences,
-    up to the first item that is not a literal, a space or a character run. Inside an open atomic group
-    (``hidden``) tags and rules count as what they hold: the nodes they make are not shown until the group
-    closes (the walk stops at the group). ``frame``: the leaf's frame stack."""
-    run: list[Any] = [leaf]
-    child = leaf
-    while frame is not None and len(run) < _LONGEST_FOLLOW:
-        fop = frame[0]
-        k = fop.kind
-        if k == K_SEQ:
-            kids, i = fop.kids, frame[3]
-            if i >= len(kids) or kids[i] is not child:
-                break
-            rest, whole = _rest_of(fop, i, hidden)
-            run.extend(rest)
-            if not whole or len(run) >= _LONGEST_FOLLOW:
-                return tuple(run[:_LONGEST_FOLLOW])  # (what following item by item would have kept)
-        elif k == K_REP:
-            if fop.hi < 0 or frame[3] + 1 < fop.hi:
-                break  # the repetition may go on: parse
-            # Its last iteration (an optional item): when it matches, the repetition ends with it.
-        elif k != K_CHOICE and not (hidden and k in (K_TAG, K_RULE)):
-            break  # an atomic group, a look-ahead or a node that would close: parse
-        child = fop
-        frame = frame[6]
-    return tuple(run)
-
-
-_LONGEST_FOLLOW = 64  # items followed after the live leaf (markers are a few)
-
-
-def _rest_of(seq: Op, i: int, hidden: bool) -> tuple[tuple[Any, ...], bool]:
-    """The items ``_follow`` appends for the items of the sequence ``seq`` after its ``i``-th, and whether it
-    followed them all; memoised on the op (``seq.lane``, keyed by ``i`` and ``hidden``), so arming the lane
-    at the same marker again is a dict hit. O(1) after the first time."""
-    cache = seq.lane
-    if cache is None:
-        cache = seq.lane = {}
-    key = 2 * i + hidden
-    rest = cache.get(key)
-    if rest is None:
-        items: list[Any] = []
-        whole = True
-        for kid in seq.kids[i + 1 :]:
-            if not _follow(kid, items, hidden, 0):
-                whole = False
-                break
-        rest = cache[key] = (tuple(items), whole)
-    return rest  # type: ignore[no-any-return]
-
-
-def _follow(op: Op, run: list[Any], hidden: bool, depth: int) -> bool:
-    """Append the items of ``op`` to ``run`` when they are all literals, spaces and character runs (flattening
-    sequences, and tags and rules when ``hidden``); False (some appended) at the first other item. An atomic
-    group is entered: its items are followed as hidden ones (its nodes show only once it closes, so text that
-    stops inside it changes nothing shown), and nothing after it is (its closing would show them)."""
-    k = op.kind
-    if k in (K_LIT, K_SPACE, K_CHARS):
-        run.append(op)
-        return len(run) < _LONGEST_FOLLOW
-    if depth > 8:
-        return False
-    if k == K_SEQ:
-        for kid in op.kids:  # noqa: SIM110 (any() of a generator costs a closure per call once compiled)
-            if not _follow(kid, run, hidden, depth + 1):
-                return False
-        return True
-    if hidden and k in (K_TAG, K_RULE):
-        return _follow(op.kids[0], run, hidden, depth + 1)
-    if k == K_ATOMIC:
-        _follow(op.kids[0], run, True, depth + 1)
-    elif k == K_CHOICE:
-        # Followed when every alternative is: the item (choice, its alternatives' items), run as the machine does.
-        alts: list[tuple[Any, ...]] = []
-        for kid in op.kids:
-            items: list[Any] = []
-            if not _follow(kid, items, hidden, depth + 1):
-                return False
-            alts.append(tuple(items))
-        run.append((op, tuple(alts)))
-        return len(run) < _LONGEST_FOLLOW
-    return False
-
-
-_INSIDE, _FAILS = -1, -2
-
-
-def _run_items(run: tuple[Any, ...], text: str, p: int) -> int:
-    """Run the items ``run`` in sequence over ``text`` from ``p`` as the machine would on a partial input: _INSIDE
-    if it stops needing more input inside one of them, _FAILS if one fails, else where they end (the sequence
-    would go on to an item we do not follow, or finish: parse it). Cost O(len(text)) per alternative tried."""
-    for item in run:
-        p = _run_item(item, text, p)
-        if p < 0:
-            break
-    return p
-
-
-def _run_item(item: Any, text: str, p: int) -> int:
-    """``_run_items`` for the one item ``item``: a literal, a space, a character run, or a choice (the op and the
-    items of each alternative), which tries its alternatives in order: the first that does not fail decides. A
-    failure never depends on the end of the text (a literal cut by it, a character run touching it need more
-    input), so an item that ends before the end of the text keeps its match when text is appended."""
-    n = len(text)
-    if type(item) is tuple:  # a choice
-        end = _FAILS
-        for alt in item[1]:
-            end = _run_items(alt, text, p)
-            if end != _FAILS:
-                break
-        return end
-    op = item
-    k = op.kind
-    if k == K_LIT:
-        s = op.text
-        if text.startswith(s, p):
-            return p + len(s)
-        return _INSIDE if n - p < len(s) and s.startswith(text[p:]) else _FAILS
-    if k == K_SPACE:
-        e = run_end(text, p, n, _SPACES, op.hi)
-    elif _COMPILED and op.members:  # (a loop reads a short run faster than the expression, compiled)
-        e = run_end(text, p, n, op.members, op.hi)
-    else:
-        e = op.regex.match(text, p).end()
-    if k == K_CHARS:
-        count = e - p
-        if count != op.hi and e >= n:
-            return _INSIDE  # the run may still grow: it needs more input
-        if count < op.lo:
-            return _FAILS
-    return e  # a space always succeeds (greedy, bounded)
 
 
 class _JsonScan:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast, get_args
 from ._charclass import CharClass
 
 if TYPE_CHECKING:
+    from ._runs import QuietTags
     from .ast import ParseResult
     from .parser import Stream
 
@@ -102,11 +103,12 @@ class Parser:
 
         return parse_text(self, text, partial=partial, trace=trace)
 
-    def stream(self, *, trace: bool = False) -> Stream:
-        """Return an incremental parser: ``.feed(more) -> ParseResult`` and ``.finish() -> ParseResult``."""
+    def stream(self, *, trace: bool = False, quiet: QuietTags | None = None) -> Stream:
+        """Return an incremental parser: ``.feed(more) -> ParseResult`` and ``.finish() -> ParseResult``
+        (``quiet``: see :class:`peg.Stream`)."""
         from .parser import Stream
 
-        return Stream(self, trace=trace)
+        return Stream(self, trace=trace, quiet=quiet)
 
     def walk(self) -> Iterator[Parser]:
         """Every node reachable through child slots, each once, pre-order (references not followed)."""

@@ -62,7 +62,7 @@ cpdef Py_ssize_t run_end(str text, Py_ssize_t p, Py_ssize_t n, str members, Py_s
 
 @cython.locals(delims=tuple, scan=Py_ssize_t, j=Py_ssize_t, safe=Py_ssize_t, held=Py_ssize_t, at=Py_ssize_t, d=str,
                firsts=str)
-cdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint partial)
+cpdef tuple _until(Op op, str text, Py_ssize_t n, Py_ssize_t pos, object rs, bint partial)
 
 cdef bint _starts_one(tuple delims, str tail)
 

@@ -59,6 +59,7 @@ from .ast import AstNode, Source, make_node
 
 __all__ = [
     "ACC_STEP",
+    "BEGIN",
     "CALL_MODE",
     "DROP_STEP",
     "FAIL",
@@ -77,6 +78,7 @@ SUCCESS, FAIL, MORE = 0, 1, 2
 _SUCCESS, _FAIL, _MORE = SUCCESS, FAIL, MORE
 _CALL, _RET = 0, 1
 _BEGIN = -1  # the status delivered to a frame that was just pushed
+BEGIN = _BEGIN  # (for peg._growth, which reads a snapshot's delivered status)
 _START = (_BEGIN, -1, None)
 _NO = object()  # "this leaf did not touch the end of the input"
 _SCANNERS = (K_UNTIL, K_JSON)  # leaves that resume a scan where the previous feed stopped

@@ -7,6 +7,7 @@ import cython
 
 from peg._growth cimport Growth as _Lane, growth_of  # (aliased: the .py still imports and exports Growth)
 from peg._packrat cimport Machine
+from peg._runs cimport QuietTags as _Quiet  # (aliased: the .py imports and exports QuietTags)
 from peg.ast cimport make_result
 
 cdef int FAIL, MORE, SUCCESS
@@ -16,13 +17,14 @@ cdef class Stream:
     cdef dict __dict__
     cdef Machine _machine
     cdef object _decoder, _result
+    cdef _Quiet _quiet, _lane_quiet
     cdef _Lane _lane
-    cdef bint _finished, _lane_known, _unparsed
+    cdef bint _finished, _lane_known, _unparsed, _ended
     cdef Py_ssize_t _more_end
     cdef list _pending
 
     @cython.locals(g=_Lane)
-    cpdef growth(self)
+    cpdef growth(self, _Quiet quiet=*)
 
     @cython.locals(g=_Lane)
     cpdef extend(self, object more)

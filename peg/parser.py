@@ -20,10 +20,11 @@ from ._compile import compile_program
 from ._growth import Growth, growth_of
 from ._nodes import Parser
 from ._packrat import FAIL, MORE, NO_BAD_OFFSET, SUCCESS, Machine, Result, Tracer
+from ._runs import NO_QUIET, QuietTags
 from .ast import ParseResult, Status, make_result
 from .errors import ParseError, StreamClosedError
 
-__all__ = ["Growth", "Stream", "decode", "first_invalid", "parse_text", "to_result"]
+__all__ = ["Growth", "QuietTags", "Stream", "decode", "first_invalid", "parse_text", "to_result"]
 
 _STATUS = {SUCCESS: Status.SUCCESS, FAIL: Status.FAIL, MORE: Status.NEED_MORE_INPUT}
 _NEED_MORE, _SUCCEEDED = Status.NEED_MORE_INPUT, Status.SUCCESS
@@ -75,10 +76,15 @@ class Stream:
 
     ``growth()`` and ``extend(more)``: the fast lane for text that only lengthens the nodes being written (see
     :mod:`peg._growth`): such text is appended without parsing it now; the next ``feed`` or ``finish`` (or
-    reading ``result``) parses it with the rest, exactly as if it had been fed then.
+    reading ``result``) parses it with the rest, exactly as if it had been fed then. ``quiet``: the tags of
+    nodes that may open or close inside such text (:class:`QuietTags`: the caller does not watch them; by default
+    none), so that text completing a marker may be taken too.
     """
 
-    def __init__(self, parser: Parser, *, trace: bool = False) -> None:
+    def __init__(self, parser: Parser, *, trace: bool = False, quiet: QuietTags | None = None) -> None:
+        if quiet is not None and not isinstance(quiet, QuietTags):
+            raise TypeError(f"quiet must be a peg.QuietTags or None, not {type(quiet).__name__}")
+        self._quiet = NO_QUIET if quiet is None else quiet
         self._machine = Machine(compile_program(parser), Tracer() if trace else None)
         self._decoder: codecs.IncrementalDecoder | None = None
         self._result: ParseResult | None = None
@@ -86,7 +92,9 @@ class Stream:
         self._pending: list[str] = []  # text taken by extend() and not yet appended to the machine's
         self._lane: Growth | None = None  # the growth after the last feed (see growth()), once known
         self._lane_known = False
+        self._lane_quiet = self._quiet  # the quiet tags the growth was made with
         self._more_end = -1  # where the last feed's result ends if it needs more input, else -1
+        self._ended = False  # ... and whether it succeeded instead, looking at the end (see growth())
         self._unparsed = False  # text taken by extend() was appended (reading ``text``) and not parsed yet
 
     @property
@@ -104,16 +112,21 @@ class Stream:
             self.feed("")
         return self._result
 
-    def growth(self) -> Growth | None:
+    def growth(self, quiet: QuietTags | None = None) -> Growth | None:
         """What :meth:`extend` accepts now and which nodes it lengthens: not None only after a feed whose
         partial result needs more input, ends at the end of the text and stopped inside a text scanner (an
-        ``until`` or a JSON string) with only node-making combinators on the live path. Cost O(depth of the
-        live path) once per feed, then O(1)."""
-        if not self._lane_known:
+        ``until`` or a JSON string) with only node-making combinators on the live path, or inside a marker.
+        ``quiet``: other quiet tags than the stream's for what ``extend`` takes until the next feed (given before
+        it takes anything; after, the growth in use is returned). Cost O(depth of the live path) once per feed
+        (and per change of ``quiet``), then O(1)."""
+        if quiet is None:
+            quiet = self._quiet
+        if not self._lane_known or (quiet is not self._lane_quiet and not self._pending):
             g = None
             if self._more_end >= 0 and not self._finished and self._decoder is None:
-                g = growth_of(self._machine, self._more_end)
+                g = growth_of(self._machine, self._more_end, quiet, self._ended)
             self._lane = g
+            self._lane_quiet = quiet
             self._lane_known = True
         return self._lane
 
@@ -196,7 +209,9 @@ class Stream:
             self._append(more, final=False)
         raw = m.run(True)
         status, end, nodes = raw[0]
-        self._more_end = end if status == MORE else -1
+        # (A success that looked at the end — a repetition stopped there — may go on too: see growth().)
+        self._ended = status == SUCCESS and m.snapshot is not None
+        self._more_end = end if status == MORE or self._ended else -1
         if status == FAIL:
             result = self._result = to_result(m.source.text, raw)
         else:

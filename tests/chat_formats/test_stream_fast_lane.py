@@ -304,3 +304,47 @@ def test_calls_after_held_blank_content_stream_as_parsed(name: str, prefix: str,
     pieces = [text[i : i + step] for i in range(0, len(text), step)]
     check_stream(fmt, text, pieces)
     _same_deltas(fmt, pieces)
+
+
+MANY_CALLS = {
+    "glm-4.5": lambda i: (
+        f"<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>hello {i}</arg_value>\n"
+        f"<arg_key>b</arg_key>\n<arg_value>{i}</arg_value>\n</tool_call>\n"
+    ),
+    "hermes": lambda i: f'<tool_call>\n{{"name": "f", "arguments": {{"a": "hello {i}", "b": {i}}}}}\n</tool_call>\n',
+    "qwen3-coder": lambda i: (
+        f"<tool_call>\n<function=f>\n<parameter=a>\nhello {i}\n</parameter>\n<parameter=b>\n{i}\n</parameter>\n"
+        "</function>\n</tool_call>\n"
+    ),
+}
+F_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}},
+        },
+    }
+]
+
+
+@pytest.mark.parametrize("name", sorted(MANY_CALLS))
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_markers_between_and_inside_calls_that_send_nothing_are_taken_on_the_lane(name: str, size: int) -> None:
+    """Text that only closes a call's block, opens the next call, or completes an argument's name before a JSON
+    value changes nothing the message shows (quiet nodes): it is not parsed. Only the first call's opening, right
+    after the content, is (the content's lane does not cross into a call)."""
+    text = "".join(MANY_CALLS[name](i) for i in range(24))
+    fmt = get_format(name, tools=F_TOOLS)
+    stream = fmt.stream()
+    counted = stream._peg = _CountingParser(stream._peg)
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    silent = 0
+    for piece in pieces:
+        before = counted.parsed
+        if not stream.feed(piece) and counted.parsed > before:
+            silent += 1  # an ordinary feed that sent nothing
+    assert silent <= 1
+    stream.finish()
+    assert as_message_dict(stream.message) == as_message_dict(fmt.parse(text, salt=SALT))
+    _same_deltas(fmt, pieces)

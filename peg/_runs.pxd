@@ -43,11 +43,11 @@ cdef bint _appears(Op group, QuietTags quiet)
 @cython.locals(seen=set, todo=list, op=Op)
 cdef bint _tags_below(Op group, frozenset allowed)
 
-@cython.locals(item=object)
+@cython.locals(item=object, i=Py_ssize_t)
 cpdef Py_ssize_t run_items(tuple run, str text, Py_ssize_t p)
 
 @cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, kind=int, op=Op, alt=tuple, s=str,
-               got=tuple)
+               got=tuple, entry=tuple, inner=tuple)
 cpdef Py_ssize_t run_item(object item, str text, Py_ssize_t p)
 
 @cython.locals(op=Op, iteration=tuple, done=Py_ssize_t, n=Py_ssize_t, q=Py_ssize_t)

@@ -293,21 +293,23 @@ def run_item(item: Any, text: str, p: int) -> int:
     input), so an item that ends before the end of the text keeps its match when text is appended."""
     n = len(text)
     if type(item) is tuple:
-        if item is _STOP:
+        entry: tuple[Any, ...] = item
+        if entry is _STOP:
             return _UNKNOWN
-        if item is _ROOT:
+        if entry is _ROOT:
             return _INSIDE if p >= n else _UNKNOWN
-        op = item[0]
+        op = entry[0]
         kind = op.kind
         if kind == K_REP:
-            return _repeat(item, text, p)
+            return _repeat(entry, text, p)
+        inner: tuple[Any, ...] = entry[1]
         if kind == K_PEEK:  # a look-ahead: its item matched or failed where it begins; the path ends there
-            end = run_items(item[1], text, p)
+            end = run_items(inner, text, p)
             if end in (_FAILS, _UNKNOWN):
                 return end
             return p if end >= 0 else _HELD - p  # (needing more input: the live path ends where it begins)
         end = _FAILS  # a choice: the first alternative that does not fail decides
-        for alt in item[1]:
+        for alt in inner:
             end = run_items(alt, text, p)
             if end != _FAILS:
                 break

@@ -30,7 +30,10 @@ not published yet), such a delta is handed to ``peg.Stream.extend`` (appended, p
 feed) and what the node grew by is sent as it is (JSON-escaped inside an XML string value), or nothing: no
 parse, no mapping, no diff. The deltas are the ones the ordinary path would send for the same feed, since the
 whole change of the parse is that path ending later (and the ordinary path's diff of a field that did not
-change sends nothing, in sync or not).
+change sends nothing, in sync or not). The lane also goes through markers that open and close only nodes the
+mapper shows nothing of (peg's quiet tags), and through two closings whose whole effect the mapper knows
+beforehand: an XML string value's delimiter (it sends the closing quote) and, once every argument was sent, a
+call's closer (the closing brace); peg's marks say when those nodes closed.
 """
 
 from __future__ import annotations

@@ -37,12 +37,12 @@ cdef class _Below:
 @cython.final
 cdef class OpenCall:
     cdef public Py_ssize_t start, index, end, call_end
-    cdef public bint complete
+    cdef public bint complete, closer
     cdef public object name_from, name, spec, generated, id_from, call_id, call, arguments, span, open_string
     cdef public object last_id, node
     cdef public tuple node_warnings
     cdef public list args, warnings
-    cdef public str text
+    cdef public str text, open_key
     cdef public set seen
 
     cpdef reset(self, Py_ssize_t start, Py_ssize_t index, object name_from, object name, object spec)

@@ -241,7 +241,9 @@ class OpenCall:
     (None until then); its id node ``id_from`` (None: none seen yet) reads ``call_id``. ``call``: the call last
     mapped (None: none yet), from the node ``node`` (when not final; None: none) with the warnings
     ``node_warnings``, whose other fields are copied in ``arguments``, ``call_end``, ``complete``, ``last_id``,
-    ``span``, ``open_string`` (compared without reading the call's attributes). ``args``: its first
+    ``span``, ``open_string`` (compared without reading the call's attributes), and whether a closer of the call
+    (its ``tool-close`` node) was closed then (``closer``), and the name of the argument whose string value was
+    open then (``open_key``, read when ``open_string`` is a span). ``args``: its first
     closed XML-style arguments in order (the very nodes), whose ``"name": value`` texts joined by ``", "`` are
     ``text``, with their keys ``seen``, their warnings ``warnings`` and the end of the last ``end``.
 
@@ -254,6 +256,7 @@ class OpenCall:
         "call",
         "call_end",
         "call_id",
+        "closer",
         "complete",
         "end",
         "generated",
@@ -264,6 +267,7 @@ class OpenCall:
         "name_from",
         "node",
         "node_warnings",
+        "open_key",
         "open_string",
         "seen",
         "span",
@@ -288,8 +292,10 @@ class OpenCall:
         self.arguments = ""
         self.call_end = -1
         self.complete = False
+        self.closer = False
         self.last_id = ""
         self.span = self.open_string = (-1, -1)
+        self.open_key = ""
         self.args: list[AstNode] = []
         self.text = ""
         self.seen: set[str] = set()
@@ -423,6 +429,8 @@ def _xml_arguments(
                     end = string_node.end
                     if not complete:
                         open_string = (string_node.start, end)
+                        if memo is not None:
+                            memo.open_key = key
                 else:
                     end = _head_end(arg, scan)
                 break

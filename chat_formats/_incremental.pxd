@@ -46,6 +46,8 @@ cdef class IncrementalMapper:
     cdef tuple _sizes(self)
     cpdef bint arguments_begun(self, Py_ssize_t start)
     cpdef bint arguments_written(self, Py_ssize_t start)
+    cpdef object closing_text(self, Py_ssize_t start)
+    cpdef bint string_closes_alone(self, Py_ssize_t start)
     cdef _roll_back(self, Step step, Py_ssize_t level, Py_ssize_t index)
     @cython.locals(
         frames=list, seq=tuple, last=Py_ssize_t, d=Py_ssize_t, frame=_Frame, k=Py_ssize_t, j=Py_ssize_t, node=Node

@@ -214,6 +214,42 @@ class IncrementalMapper:
         memo = self._open
         return memo.start == start and memo.call is not None and memo.span[0] >= 0
 
+    def closing_text(self, start: int) -> str | None:
+        """What the open call whose node starts at ``start`` gains when its node closes, if that is all its closing
+        changes (it was mapped, at the last update, with XML-style arguments begun, every one closed and
+        published, no required one missing, and no closer of the call closed yet): ``"}"``; else None. Closing
+        the call then adds no argument and no warning: its arguments are those, closed. O(1) but for the
+        required names."""
+        memo = self._open
+        if (
+            memo.start != start
+            or memo.call is None
+            or memo.complete
+            or memo.closer
+            or memo.span[0] >= 0
+            or memo.open_string[0] >= 0
+            or len(memo.arguments) != len(memo.text) + 1  # (an argument's head or value not closed yet)
+            or memo.arguments[:1] != "{"
+        ):
+            return None
+        spec = memo.spec
+        if spec is not None and spec.required and not memo.seen.issuperset(spec.required):
+            return None  # (closing would add a warning)
+        return "}"
+
+    def string_closes_alone(self, start: int) -> bool:
+        """Whether closing the string value that the open call whose node starts at ``start`` ended with, at the
+        last update (XML-style arguments), adds nothing to its mapped arguments but the closing quote: no
+        warning either (its argument's name is not one of the closed arguments'). O(1)."""
+        memo = self._open
+        return (
+            memo.start == start
+            and memo.call is not None
+            and not memo.complete
+            and memo.open_string[0] >= 0
+            and memo.open_key not in memo.seen
+        )
+
     def update(self, nodes: tuple[AstNode, ...], size: int) -> Step:
         """Map the partial parse ``nodes`` of a text of ``size`` characters from the cursor on; move the cursor
         past what settled: closed nodes that end before the end of the text (one that ends there may still

@@ -12,7 +12,7 @@ from peg.ast cimport AstNode as Node
 
 cdef Py_ssize_t _V_NAME, _S_ID, _S_ARGS, _S_CLOSE
 
-@cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t, before=Py_ssize_t)
+@cython.locals(below=_Below, complete=bint, args_started=bint, end=Py_ssize_t, before=Py_ssize_t, closer=Node)
 cpdef object map_call(
     Node node, object tools, object salt, Py_ssize_t index, object id_position, bint final, list warnings,
     dict arg_cache=*, dict string_cache=*, OpenCall memo=*

@@ -218,9 +218,10 @@ def map_call(
     id_node = below.first[_S_ID]
     args_node = below.first[_S_ARGS]
     # A JSON-arguments call without a closer tag is complete when its arguments are (``[TOOL_CALLS]n[ARGS]{}``).
-    complete = not node.partial and (
-        below.first[_S_CLOSE] is not None or (args_node is not None and not args_node.partial)
-    )
+    closer = below.first[_S_CLOSE]
+    complete = not node.partial and (closer is not None or (args_node is not None and not args_node.partial))
+    if memo is not None:
+        memo.closer = closer is not None and not closer.partial
     args_started = args_node is not None or bool(below.args)
     if id_node is not None:
         if memo is None:

@@ -32,6 +32,10 @@ cdef class ChatStream:
     @cython.locals(kind=Py_ssize_t, tail=list, start=Py_ssize_t, end=Py_ssize_t, call=_SentCall)
     cdef list _emit_extension(self, tuple fast, str more)
     cdef list _first_content(self, tuple target, str more)
+    @cython.locals(sent=_SentCall, growth_=_Lane, closed=tuple, text=str)
+    cdef list _emit_closing(self, tuple target, list grown)
+    @cython.locals(sent=_SentCall, growth_=_Lane, grown=list, closing=tuple)
+    cdef list _emit_string(self, tuple target, str more)
     cdef str _grow(self, str field, str old, str new)
     @cython.locals(out=list, old_r=list, old_c=list, tail_r=list, tail_c=list, new_r=list, new_c=list)
     cdef list _emit_step(self, Step step, str src)
@@ -60,5 +64,5 @@ cdef tuple _plan(tuple tags)
 cdef bint _silent(tuple tags) except -1
 cpdef str _json_body(str text)
 
-cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT
+cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT, _CLOSING, _CLOSING_STRING
 cdef object _FAIL

@@ -30,7 +30,10 @@ not published yet), such a delta is handed to ``peg.Stream.extend`` (appended, p
 feed) and what the node grew by is sent as it is (JSON-escaped inside an XML string value), or nothing: no
 parse, no mapping, no diff. The deltas are the ones the ordinary path would send for the same feed, since the
 whole change of the parse is that path ending later (and the ordinary path's diff of a field that did not
-change sends nothing, in sync or not).
+change sends nothing, in sync or not). The lane also goes through markers that open and close only nodes the
+mapper shows nothing of (peg's quiet tags), and through two closings whose whole effect the mapper knows
+beforehand: an XML string value's delimiter (it sends the closing quote) and, once every argument was sent, a
+call's closer (the closing brace); peg's marks say when those nodes closed.
 """
 
 from __future__ import annotations
@@ -221,7 +224,19 @@ class ChatStream:
                 start = growth_.starts[tags.index(TOOL)]
                 if self._mapper.arguments_begun(start):
                     closed = TOOL_ARGS not in tags and self._mapper.arguments_written(start)
-                    self._peg.growth(_QUIET_AFTER_ARGUMENTS if closed else _QUIET_IN_ARGUMENTS)
+                    if closed:
+                        self._peg.growth(_QUIET_AFTER_ARGUMENTS)
+                        return
+                    closing = self._mapper.closing_text(start) if self._synced_calls and self._calls else None
+                    sent = self._calls[-1] if closing is not None else None
+                    if sent is not None and not sent.complete:
+                        # XML-style arguments all closed and sent: the call may close too, the lane sending
+                        # what its closing adds, as the ordinary path would (see _emit_closing).
+                        marked = self._peg.growth(_QUIET_CLOSING_CALL)
+                        if marked is not None:
+                            self._fast = (_CLOSING, (sent, marked, closing, TOOL_CLOSE, TOOL))
+                        return
+                    self._peg.growth(_QUIET_IN_ARGUMENTS)
             return
         if kind < 0 or growth_.literal:
             return  # (a literal's text would show in the node that shows text)
@@ -253,6 +268,12 @@ class ChatStream:
             if kind == _ARGS and sent.span_start == begin and sent.span_end == end:
                 self._fast = (_ARGS, sent)
             elif kind == _STRING and sent.string_start == begin and sent.string_end == end:
+                if TOOL in tags and self._mapper.string_closes_alone(growth_.starts[tags.index(TOOL)]):
+                    # The value may close too, the lane sending its closing quote (see _emit_string).
+                    marked = self._peg.growth(_QUIET_CLOSING_STRING)
+                    if marked is not None:
+                        self._fast = (_CLOSING_STRING, (sent, marked))
+                        return
                 self._fast = (_STRING, sent)
 
     def _emit_extension(self, fast: tuple[int, Any], more: str) -> list[ChatDelta]:
@@ -260,6 +281,10 @@ class ChatStream:
         kind, target = fast
         if kind == _SILENT:
             return []
+        if kind == _CLOSING:
+            return self._emit_closing(target, [])
+        if kind == _CLOSING_STRING:
+            return self._emit_string(target, more)
         if kind != _ARGS and kind != _STRING:
             tail: list[tuple[int, int]] = target if kind != _NEW_CONTENT else target[0]
             start, end = tail[-1]
@@ -281,6 +306,51 @@ class ChatStream:
         call.parts.append(grown)
         call.length += len(grown)
         return [_deltas.arguments_delta(len(self._calls) - 1, grown)]
+
+    def _emit_closing(self, target: tuple[SentCall, Growth, str, str, str], grown: list[str]) -> list[ChatDelta]:
+        """The deltas of a feed on a lane that may close a node of the last sent call — the call, or the argument
+        whose string value it ends with (``target``: that call, the growth, what the closing adds, the tags of
+        the node's closer and of the node): once the text taken closed the closer and then the node (the
+        growth's marks), ``grown`` (the call's arguments' growth before, escaped) and the closing's text in one
+        delta, the call recorded as the ordinary path's diff of the call mapped then does (the value closed, or
+        the call complete); before, ``grown`` alone. The lane goes on silent once the node closed."""
+        sent, growth_, closing, closer, node = target
+        closed = growth_.closed()
+        if node in closed and closer in closed[: closed.index(node)]:
+            self._fast = (_SILENT, None)
+            grown.append(closing)
+            sent.string_start = sent.string_end = -1
+            if node == TOOL:
+                sent.complete = True
+                sent.span_start = sent.span_end = -1
+        # (else the closer closed alone, or not yet: the node is open, nothing more to send)
+        if not grown:
+            return []
+        text = "".join(grown)
+        sent.parts.append(text)
+        sent.length += len(text)
+        return [_deltas.arguments_delta(len(self._calls) - 1, text)]
+
+    def _emit_string(self, target: tuple[SentCall, Growth], more: str) -> list[ChatDelta]:
+        """The deltas of a feed on the lane of a string value that may close (``target``: the sent call that ends
+        with it, the growth): ``more`` extends the value, escaped, as on the string lane; once the growth's take
+        crossed the value's delimiter (the value grew by the first ``crossed`` characters of ``more``), what
+        closing the value adds goes with them (see ``_emit_closing``), and the lane goes on as a closing lane
+        until it closes."""
+        sent, growth_ = target
+        if growth_.literal:
+            more = more[: growth_.crossed]
+        sent.string_end += len(more)
+        grown = [_json_body(more)] if more else []
+        if not growth_.literal:
+            if not grown:
+                return []
+            sent.parts.append(grown[0])
+            sent.length += len(grown[0])
+            return [_deltas.arguments_delta(len(self._calls) - 1, grown[0])]
+        closing = (sent, growth_, '"', TOOL_ARG_CLOSE, TOOL_ARG)
+        self._fast = (_CLOSING, closing)
+        return self._emit_closing(closing, grown)
 
     def _first_content(self, target: tuple[list[tuple[int, int]], str], more: str) -> list[ChatDelta]:
         """The lane's growth of a content of which nothing was sent: ``target`` is the tail whose last span grows
@@ -513,7 +583,7 @@ class ChatStream:
         self._synced_calls = synced
 
 
-_REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT = range(6)
+_REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT, _CLOSING, _CLOSING_STRING = range(8)
 _FAIL = Status.FAIL
 _TEXTS = (REASONING, CONTENT)
 _TEXT_TAGS = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING))
@@ -551,6 +621,21 @@ _QUIET_IN_ARGUMENTS = QuietTags(
 # After a call's JSON arguments, written as they are and closed: the call may close (its arguments are its
 # arguments node's text; what its end could add — an id, a closer — has a tag of its own, not quiet).
 _QUIET_AFTER_ARGUMENTS = QuietTags(opening=_QUIET.opening, closing=(*_QUIET.closing, TOOL))
+# After XML-style arguments all closed and sent: the call's closer and then the call may close as well, marked (the
+# lane sends what the closing adds, see ChatStream._emit_closing), and what follows open (a block, the next call).
+_QUIET_CLOSING_CALL = QuietTags(
+    opening=(*_QUIET_IN_ARGUMENTS.opening, TOOL_CLOSE),
+    closing=_QUIET_IN_ARGUMENTS.closing,
+    marked=(TOOL_CLOSE, TOOL),
+)
+# On a string value still open (the last of a call's XML-style arguments, sent): its delimiter may come, the value
+# and its argument close (marked: the lane sends the closing quote), and the next argument's head and a JSON value
+# open.
+_QUIET_CLOSING_STRING = QuietTags(
+    opening=(*_QUIET_IN_ARGUMENTS.opening, TOOL_ARG_CLOSE),
+    closing=(*_QUIET_IN_ARGUMENTS.closing, TOOL_ARG_STRING_VALUE),
+    marked=(TOOL_ARG_CLOSE, TOOL_ARG),
+)
 
 
 _PLANS: dict[tuple[str, ...], tuple[int, int]] = {}  # _plan per live path's tags (a grammar has few of them)

@@ -29,10 +29,11 @@ cdef class Growth:
     cdef public tuple tags, starts
     cdef public str held
     cdef public bint literal, shifts
+    cdef public Py_ssize_t crossed
     cdef object _plain, _first, _run_text
-    cdef tuple _delims, _run, _firsts
+    cdef tuple _delims, _run, _firsts, _after, _marks
     cdef bint _spaced
-    cdef Py_ssize_t _shifting, _lead, _run_from, _run_at
+    cdef Py_ssize_t _shifting, _lead, _run_from, _run_at, _stop
     cdef _JsonScan _json
 
     cdef void _set(self, tuple tags, tuple starts, str held, object plain, tuple delims, object first, tuple run,
@@ -44,9 +45,15 @@ cdef class Growth:
     @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
     cpdef _shift(self, str text)
 
+    @cython.locals(i=Py_ssize_t, item=object, marks=tuple, found=list, stop=Py_ssize_t, at=Py_ssize_t, tag=str, tags=list)
+    cpdef tuple closed(self)
+
     @cython.locals(run=tuple, n=Py_ssize_t, i=Py_ssize_t, p=Py_ssize_t, start=Py_ssize_t, touched=Py_ssize_t,
                    touched_at=Py_ssize_t, end=Py_ssize_t)
     cdef Py_ssize_t _live_end(self, str text, Py_ssize_t shown)
+
+    @cython.locals(run=tuple, stop=Py_ssize_t, end=Py_ssize_t)
+    cdef object _cross(self, str text)
 
     @cython.locals(cut=Py_ssize_t, at=Py_ssize_t, first=str)
     cpdef Py_ssize_t _cut(self, str text)

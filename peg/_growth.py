@@ -76,11 +76,13 @@ class Growth:
     character run (a marker being written); ``shifts``: whether taken text may also move the start of the nodes
     that begin at that marker (whitespace before it lengthens the spaces that lead it; see the module docstring):
     then only their ends and starts change (``starts`` says where they begin after each take), and no node shows
-    the taken text."""
+    the taken text. ``crossed``: -1, or, once a take went past an ``until`` leaf's delimiter into the marker run
+    after it (quiet tags with marks), how many characters of the text that take returned the leaf grew by (from
+    then on the growth is that run's: ``literal``)."""
 
     __slots__ = (
-        "_delims", "_first", "_firsts", "_json", "_lead", "_plain", "_run", "_run_at", "_run_from", "_run_text",
-        "_shifting", "_spaced", "held", "literal", "shifts", "starts", "tags",
+        "_after", "_delims", "_first", "_firsts", "_json", "_lead", "_marks", "_plain", "_run", "_run_at", "_run_from",
+        "_run_text", "_shifting", "_spaced", "_stop", "crossed", "held", "literal", "shifts", "starts", "tags",
     )  # fmt: skip
 
     def __init__(
@@ -130,6 +132,11 @@ class Growth:
         # change them.
         self._run_from = 0
         self._run_at = 0
+        self._stop = 0  # the item of the run inside which the last take stopped (see ``closed``)
+        # An ``until`` whose delimiter text may cross: the leaf and the items after it (see ``_cross``), or ().
+        self._after: tuple[Any, ...] = ()
+        self._marks: tuple[tuple[int, str], ...] | None = None  # the run's marks: (item, tag), found when asked
+        self.crossed = -1
         # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
         self._spaced = spaced
         self.literal = bool(run)
@@ -184,9 +191,34 @@ class Growth:
             return text
         cut = self._cut(text)
         if cut < 0:
-            return None
+            return self._cross(text) if self._after else None
         self.held = text[cut:]
         return text[:cut]
+
+    def _cross(self, text: str) -> str | None:
+        """An ``until`` leaf's take of ``text`` (the held text and the new) that holds its delimiter: if the items
+        after the leaf (``_after``, from quiet tags with marks: see :func:`peg._runs.run_of`) take the rest as a
+        marker run would, the text moved over (``crossed``: how much of it the leaf grew by, last), the growth
+        going on as that run (``literal`` True from then on; :meth:`closed` says which marked nodes closed);
+        else None and nothing changes. O(len(text))."""
+        run = self._after
+        if len(text) > _LONGEST_RUN or not (text.isascii() or _NO_SURROGATE.fullmatch(text)):
+            return None
+        stop = run_item(run[0], text, 0)  # (the leaf: where its delimiter starts, as the machine scans it)
+        if stop < 0:
+            return None
+        self._run = run
+        end = self._live_end(text, stop)
+        if end < 0:
+            self._run = ()
+            self._run_from = self._run_at = self._stop = 0
+            return None
+        self._after = ()
+        self._run_text = text
+        self.literal = True
+        self.crossed = stop
+        self.held = text[end:]
+        return text[:end]
 
     def scan_state(self) -> JsonResume | None:
         """For a JSON value: the scanner's resume state after the text taken so far (absolute offsets), which
@@ -207,6 +239,26 @@ class Growth:
         if mark != first:
             count = self._shifting
             self.starts = (mark,) * count + self.starts[count:]
+
+    def closed(self) -> tuple[str, ...]:
+        """The tags of the nodes with marked tags (see :class:`peg.QuietTags`) that the text taken so far closed,
+        in the order they closed (none outside a marker run). O(items of the run)."""
+        marks = self._marks
+        if marks is None:  # (the run's marks, found once: a growth's run is set before it is asked)
+            found: list[tuple[int, str]] = []
+            run = self._run
+            for i in range(len(run)):
+                item = run[i]
+                if type(item) is tuple and item[0] is None and len(item) == 2 and item[1] is not None:
+                    found.append((i, item[1]))
+            marks = self._marks = tuple(found)
+        stop = self._stop
+        tags: list[str] = []
+        for at, tag in marks:
+            if at >= stop:
+                break
+            tags.append(tag)
+        return tuple(tags)
 
     def _live_end(self, text: str, shown: int) -> int:
         """Where the live path ends (an offset in ``text``, the run's text: from the first item's start to the end
@@ -236,6 +288,7 @@ class Growth:
                 if touched < 0:
                     touched, touched_at = i, start
                 self._run_from, self._run_at = touched, touched_at
+                self._stop = i
                 return end
             if p >= n and touched < 0:
                 touched, touched_at = i, start
@@ -303,7 +356,12 @@ def growth_of(machine: Machine, end: int, quiet: QuietTags = NO_QUIET, succeeded
         if not op.delims:
             return _growth(tags, starts, held, _NO_SURROGATE, (), None, (), "", False, ())
         plain, firsts = _until_lane(op)
-        return _growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)
+        growth = _growth(tags, starts, held, plain, op.delims, op.first, (), "", False, firsts)
+        if quiet.marked:
+            after = run_of(op, machine.plan_stack, hidden > 0, quiet)
+            if len(after) > 1:
+                growth._after = after  # (its delimiter may be crossed: see Growth._cross)
+        return growth
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
         run = run_of(op, machine.plan_stack, hidden > 0, quiet)
@@ -367,8 +425,8 @@ def _after_success(machine: Machine, snap: Any, end: int, quiet: QuietTags) -> G
         fop = above[0]
         k = fop.kind
         if k in (K_TAG, K_RULE):
-            if fop.tag not in quiet.appearing:
-                return None
+            if fop.tag not in quiet.appearing or fop.tag in quiet.marked:
+                return None  # (a marked node would close again: not followed)
             tags.append(fop.tag)
             starts.append(above[1])
         elif k in (K_ATOMIC, K_PEEK, K_NEGATE):

@@ -14,10 +14,10 @@ cdef str _SPACES
 
 @cython.final
 cdef class QuietTags:
-    cdef public frozenset appearing, closing, opening
+    cdef public frozenset appearing, closing, marked, opening
     cdef public Py_ssize_t serial
 
-@cython.locals(run=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, rest=tuple, whole=bint, done=Py_ssize_t)
+@cython.locals(run=list, pending=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, rest=tuple, whole=bint, done=Py_ssize_t)
 cpdef tuple run_of(object leaf, tuple frame, bint hidden, QuietTags quiet)
 
 cpdef tuple repetition(Op rep, Py_ssize_t done, QuietTags quiet)
@@ -34,8 +34,11 @@ cdef tuple _iteration(Op rep, bint hidden, QuietTags quiet)
 @cython.locals(items=list)
 cdef tuple _list(Op op, bint hidden, int depth, QuietTags quiet, list budget)
 
-@cython.locals(k=int, kid=Op, whole=bint)
-cdef bint _follow(Op op, list run, bint hidden, int depth, QuietTags quiet, list budget)
+@cython.locals(k=int, kid=Op, tag=str, begin=Py_ssize_t)
+cdef bint _follow(Op op, list run, bint hidden, int depth, QuietTags quiet, list budget, bint top)
+
+@cython.locals(marks=list, i=Py_ssize_t, item=object, tag=str)
+cdef void _marks_last(list run, Py_ssize_t begin, tuple pending) except *
 
 @cython.locals(cache=dict)
 cdef bint _appears(Op group, QuietTags quiet)

@@ -16,7 +16,8 @@ scan the machine's own function does), a choice ``(op, alternatives)`` (each alt
 first that does not fail decides), a repetition ``(op, iteration, done)`` (the iterations after ``done`` completed ones,
 then the items after it), or a look-ahead ``(op, items)`` (``peek``: its items must match where it stands, and
 consume nothing; while they need more input the live path ends where it stands).
-A list that stops before the end of what it follows ends with a stop item.
+A list that stops before the end of what it follows ends with a stop item; a *mark* ``(None, tag)`` (consuming
+nothing) stands where a node with a marked tag closes (see :class:`QuietTags`).
 
 Nodes. Items inside an open atomic group make no node until the group closes, so they are followed as they are
 (``hidden``). Elsewhere a tag or rule opens a node where the machine enters it and closes it where it ends: such
@@ -61,19 +62,24 @@ _COMPILED = _compiled.COMPILED
 class QuietTags:
     """The tags of nodes that may open (``opening``) or close (``closing``) inside text that
     :meth:`peg.Stream.extend` takes: the caller does not watch them (see the module docstring). Rule nodes have
-    the tag ``''``. Immutable; make one per caller and reuse it (what is derived from the grammar is memoised per
-    instance)."""
+    the tag ``''``. ``marked``: tags that may close too, where the caller wants to know that they did — a take
+    that closes such a node reports it (:meth:`peg.Growth.closed`); only closings on the way out of the live path
+    and in the items after it in their sequences are followed (not inside an alternative or a repetition), nor
+    inside an open atomic group. Immutable; make one per caller and reuse it (what is derived from the grammar is
+    memoised per instance)."""
 
-    __slots__ = ("appearing", "closing", "opening", "serial")
+    __slots__ = ("appearing", "closing", "marked", "opening", "serial")
 
-    def __init__(self, opening: Iterable[str] = (), closing: Iterable[str] = ()) -> None:
+    def __init__(self, opening: Iterable[str] = (), closing: Iterable[str] = (), marked: Iterable[str] = ()) -> None:
         self.opening = frozenset(opening)
-        self.closing = frozenset(closing)
+        self.marked = frozenset(marked)
+        self.closing = frozenset(closing) | self.marked
         self.appearing = self.opening & self.closing  # a node may open and close: made whole by a group's closing
         self.serial = next(_SERIALS)  # (the key of what is memoised on the ops for this instance)
 
     def __repr__(self) -> str:
-        return f"QuietTags(opening={sorted(self.opening)!r}, closing={sorted(self.closing)!r})"
+        marked = f", marked={sorted(self.marked)!r}" if self.marked else ""
+        return f"QuietTags(opening={sorted(self.opening)!r}, closing={sorted(self.closing)!r}{marked})"
 
 
 NO_QUIET = QuietTags()  # no node opens or closes inside a run
@@ -102,6 +108,7 @@ def run_of(leaf: Any, frame: Any, hidden: bool, quiet: QuietTags) -> tuple[Any, 
     :func:`repetition`) that stopped there before its first (``frame``: its parent's). Cost O(depth of the frame
     stack) plus, the first time at a place, the items followed (memoised on the ops)."""
     run: list[Any] = [] if leaf is None else [leaf]
+    pending: list[str] | None = None  # marked nodes around the leaf closed inside an open atomic group
     child = leaf[0] if type(leaf) is tuple else leaf
     while frame is not None:
         if len(run) >= _LONGEST:
@@ -121,13 +128,22 @@ def run_of(leaf: Any, frame: Any, hidden: bool, quiet: QuietTags) -> tuple[Any, 
             if fop.hi < 0 or done < fop.hi:
                 run.append((fop, _iteration(fop, hidden, quiet), done))
         elif k in (K_TAG, K_RULE):
-            if not hidden and fop.tag not in quiet.closing:
+            if hidden:
+                if fop.tag in quiet.marked:  # (it closes unseen, and appears with the outermost group)
+                    if pending is None:
+                        pending = []
+                    pending.append(fop.tag)
+            elif fop.tag not in quiet.closing:
                 return tuple(run)  # its node would close
+            elif fop.tag in quiet.marked:
+                run.append((None, fop.tag))
         elif k == K_ATOMIC:
             if hidden and _outermost(frame[6]):  # the nodes made inside show when the outermost group closes
                 if not _appears(fop, quiet):
                     return tuple(run)
                 hidden = False
+                if quiet.marked:
+                    _marks_last(run, 0, tuple(pending or ()))  # (every item so far lies in the group)
         elif k != K_CHOICE:
             return tuple(run)  # a look-ahead
         child = fop
@@ -166,7 +182,7 @@ def _rest_of(seq: Op, i: int, hidden: bool, quiet: QuietTags) -> tuple[tuple[Any
         whole = True
         budget = [_BUDGET]
         for kid in seq.kids[i + 1 :]:
-            if not _follow(kid, items, hidden, 0, quiet, budget):
+            if not _follow(kid, items, hidden, 0, quiet, budget, True):
                 whole = False
                 break
         rest = mine[key] = (tuple(items), whole)
@@ -198,16 +214,17 @@ def _iteration(rep: Op, hidden: bool, quiet: QuietTags) -> tuple[Any, ...]:
 def _list(op: Op, hidden: bool, depth: int, quiet: QuietTags, budget: list[int]) -> tuple[Any, ...]:
     """The items of ``op`` (an alternative, an iteration), ending with a stop item if not all of it is followed."""
     items: list[Any] = []
-    if not _follow(op, items, hidden, depth, quiet, budget):
+    if not _follow(op, items, hidden, depth, quiet, budget, False):
         items.append(_STOP)
     return tuple(items)
 
 
-def _follow(op: Op, run: list[Any], hidden: bool, depth: int, quiet: QuietTags, budget: list[int]) -> bool:
+def _follow(op: Op, run: list[Any], hidden: bool, depth: int, quiet: QuietTags, budget: list[int], top: bool) -> bool:
     """Append the items of ``op`` to ``run``; False (some may be appended) where following stops: an item that is
     not a literal, space, character run, ``until`` (followed, then stops: what it ends with is not known),
-    sequence, choice, repetition or empty match; a node that may not open, or close (see the module docstring);
-    the bounds on depth and size."""
+    sequence, choice, repetition or empty match; a node that may not open, or close (see the module docstring),
+    or a marked one that closes inside an alternative or an iteration (``top``: ``run`` is the run itself, where
+    its mark can stand); the bounds on depth and size."""
     k = op.kind
     budget[0] -= 1  # (every op visited: the work below one place is bounded, whatever the nesting)
     if k in (K_LIT, K_SPACE, K_CHARS):
@@ -222,18 +239,35 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int, quiet: QuietTags, 
         return False
     if k == K_SEQ:
         for kid in op.kids:  # noqa: SIM110 (any() of a generator costs a closure per call once compiled)
-            if not _follow(kid, run, hidden, depth + 1, quiet, budget):
+            if not _follow(kid, run, hidden, depth + 1, quiet, budget, top):
                 return False
         return True
     if k in (K_TAG, K_RULE):
+        tag = op.tag
         if hidden:
-            return _follow(op.kids[0], run, hidden, depth + 1, quiet, budget)
-        if op.tag not in quiet.opening:
+            if not _follow(op.kids[0], run, hidden, depth + 1, quiet, budget, top):
+                return False
+            if tag in quiet.marked:
+                if not top:
+                    return False
+                run.append((None, tag))  # (moved to where the outermost group closes: the node appears there)
+            return True
+        if tag not in quiet.opening or not _follow(op.kids[0], run, hidden, depth + 1, quiet, budget, top):
             return False
-        return _follow(op.kids[0], run, hidden, depth + 1, quiet, budget) and op.tag in quiet.closing
+        if tag not in quiet.closing:
+            return False
+        if tag in quiet.marked:
+            if not top:
+                return False
+            run.append((None, tag))
+        return True
     if k == K_ATOMIC:
-        whole = _follow(op.kids[0], run, True, depth + 1, quiet, budget)
-        return whole and (hidden or _appears(op, quiet))
+        begin = len(run)
+        if not (_follow(op.kids[0], run, True, depth + 1, quiet, budget, top) and (hidden or _appears(op, quiet))):
+            return False
+        if not hidden and quiet.marked:
+            _marks_last(run, begin, ())
+        return True
     if k == K_CHOICE:
         alts = tuple([_list(kid, hidden, depth + 1, quiet, budget) for kid in op.kids])
         run.append((op, alts))
@@ -247,6 +281,24 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int, quiet: QuietTags, 
     if k == K_UNTIL:
         run.append(op)
     return False
+
+
+def _marks_last(run: list[Any], begin: int, pending: tuple[str, ...]) -> None:
+    """Move the marks among the items ``run[begin:]`` (those of an atomic group that closes after them) to its
+    end, in order, followed by marks for ``pending`` (tags of nodes around the live leaf that closed in the
+    group): the nodes inside the group appear when it closes. O(items moved over)."""
+    marks: list[Any] = []
+    i = begin
+    while i < len(run):
+        item = run[i]
+        if type(item) is tuple and item[0] is None and len(item) == 2:
+            marks.append(item)
+            del run[i]
+        else:
+            i += 1
+    run.extend(marks)
+    for tag in pending:
+        run.append((None, tag))
 
 
 def _appears(group: Op, quiet: QuietTags) -> bool:
@@ -299,6 +351,8 @@ def run_item(item: Any, text: str, p: int) -> int:
         if entry is _ROOT:
             return _INSIDE if p >= n else _UNKNOWN
         op = entry[0]
+        if op is None:
+            return p  # a mark: a node closes here
         kind = op.kind
         if kind == K_REP:
             return _repeat(entry, text, p)

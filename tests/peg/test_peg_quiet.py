@@ -56,8 +56,14 @@ CALLS_TEXT = (
 # Arguments and their values may open, not close; calls, blocks and keys may also close.
 CROSSING = QuietTags(opening=("", "block", "call", "arg", "key", "value"), closing=("", "block", "call", "key"))
 WATCHED_BLOCKS = QuietTags(opening=("", "block", "call", "arg", "key", "value"), closing=("", "call", "key"))
+# Calls and notes may close as well, and say so (the chat stream sends what their closing adds); a note's text may
+# close, so its ``until`` takes the delimiter and goes on.
+MARKED = QuietTags(
+    opening=(*CROSSING.opening, "note"), closing=(*CROSSING.closing, "text"), marked=("note", "call", "block")
+)
 LAW_CASES = [
     (CALLS, CALLS_TEXT, CROSSING),
+    (CALLS, CALLS_TEXT, MARKED),
     (CALLS, CALLS_TEXT, WATCHED_BLOCKS),
     (
         xml_call_format(["search", "read"], ["query", "path"]),
@@ -222,3 +228,49 @@ def test_a_repetition_that_stopped_at_the_end_of_the_text_goes_on_when_its_nodes
     assert s.extend("\n<call>f") == "\n<call>f"  # another block: the repetition goes on
     assert s.feed(" ") == CALLS.parse(text + "\n<call>f ", partial=True)
     assert _fed(CALLS, None, text).growth() is None  # without quiet tags, what is complete stays so
+
+
+def test_a_take_says_which_marked_nodes_it_closed_in_the_order_they_closed() -> None:
+    s = _fed(CALLS, MARKED, "<call>f\n</ca")
+    growth = s.growth()
+    assert growth is not None and growth.closed() == ()
+    assert s.extend("ll") == "ll" and growth.closed() == ()  # (the call's closer is not complete yet)
+    assert s.extend(">\n<call>f") == ">\n<call>f"
+    assert growth.closed() == ("call", "block")  # the call closed, then its block; the next ones opened
+    assert s.feed(" ") == CALLS.parse("<call>f\n</call>\n<call>f ", partial=True)
+
+
+def test_a_marked_node_inside_an_atomic_group_closes_where_the_group_closes() -> None:
+    parser = atomic(tag("k", "<k>") + "!!") + tag("rest", until("."))
+    quiet = QuietTags(opening=("k", "rest"), marked=("k",))
+    s = _fed(parser, quiet, "<k")
+    growth = s.growth()
+    assert growth is not None
+    assert s.extend(">!") == ">!" and growth.closed() == ()  # closed inside the group, which is open still
+    assert s.extend("!") == "!" and growth.closed() == ("k",)  # (the rest's scan needs more input)
+    assert s.feed("x") == parser.parse("<k>!!x", partial=True)
+
+
+def test_an_until_takes_its_delimiter_and_what_follows_when_its_nodes_may_close() -> None:
+    s = _fed(CALLS, MARKED, "<call>f <n> so")
+    growth = s.growth()
+    assert growth is not None and not growth.literal and growth.crossed == -1
+    assert s.extend("me") == "me"  # the text grows
+    assert s.extend(" more</n> ") == " more</n> "  # the text closes, then the note: the call may go on
+    assert growth.literal and growth.crossed == len(" more")  # (what the text grew by, in that take)
+    assert growth.closed() == ("note",)
+    assert s.extend("</call") == "</call"
+    assert s.feed(">") == CALLS.parse("<call>f <n> some more</n> </call>", partial=True)
+
+
+def test_an_until_does_not_take_its_delimiter_when_a_node_after_it_may_not_close() -> None:
+    s = _fed(CALLS, CROSSING, "<call>f <n> so")  # (no marks: its delimiter is parsed)
+    assert s.extend("me</n>") is None
+    s = _fed(CALLS, MARKED, "<call>f <n> so")
+    assert s.extend("me</n> <k>a</k>1</v>") is None  # an argument would close inside an iteration: parsed
+    assert s.extend("me</n> <k>a</k>1") == "me</n> <k>a</k>1"  # (its key appears, its value opens)
+
+
+def test_marked_tags_are_closing_tags_and_print() -> None:
+    assert MARKED.closing >= MARKED.marked
+    assert "marked=['block', 'call', 'note']" in repr(MARKED)

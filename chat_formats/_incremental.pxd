@@ -37,6 +37,7 @@ cpdef Py_ssize_t _common_prefix(tuple new, tuple old, Py_ssize_t k)
 cdef class IncrementalMapper:
     cdef public object tools, salt, id_position
     cdef public list frames, reasoning, content, calls, warnings
+    cdef public dict call_cache
     cdef dict _args, _strings
     cdef OpenCall _open
     cdef Py_ssize_t _last_first, _last_settled_warnings
@@ -47,7 +48,7 @@ cdef class IncrementalMapper:
     cpdef bint arguments_begun(self, Py_ssize_t start)
     cpdef bint arguments_written(self, Py_ssize_t start)
     cpdef object closing_text(self, Py_ssize_t start)
-    cpdef bint string_closes_alone(self, Py_ssize_t start)
+    cpdef object string_closing(self, Py_ssize_t start)
     cdef _roll_back(self, Step step, Py_ssize_t level, Py_ssize_t index)
     @cython.locals(
         frames=list, seq=tuple, last=Py_ssize_t, d=Py_ssize_t, frame=_Frame, k=Py_ssize_t, j=Py_ssize_t, node=Node

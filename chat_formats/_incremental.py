@@ -26,7 +26,7 @@ from peg import AstNode
 
 from ._arguments import ArgCache, OpenCall, StringCache
 from .builder import CONTENT, CONTENT_JSON_STRING, REASONING, TOOL, ToolSpec
-from .mapper import IdPosition, MappedCall, json_string_text, map_call
+from .mapper import CallCache, IdPosition, MappedCall, json_string_text, map_call
 
 __all__ = ["IncrementalMapper", "Piece", "Sizes", "Step", "growth", "join"]
 
@@ -138,7 +138,8 @@ def _common_prefix(new: tuple[AstNode, ...], old: tuple[AstNode, ...], k: int) -
 class IncrementalMapper:
     """The settled prefix of a stream's mapped message, and :meth:`update` to map a new partial parse.
 
-    ``reasoning``/``content``: settled pieces; ``calls``: settled (complete) calls; ``warnings``: theirs."""
+    ``reasoning``/``content``: settled pieces; ``calls``: settled (complete) calls; ``warnings``: theirs;
+    ``call_cache``: the settled calls for a final mapping (see :data:`chat_formats.mapper.CallCache`)."""
 
     def __init__(self, tools: Mapping[str, ToolSpec], salt: str, id_position: IdPosition) -> None:
         self.tools = tools
@@ -151,6 +152,9 @@ class IncrementalMapper:
         self.content: list[Piece] = []
         self.calls: list[MappedCall] = []
         self.warnings: list[str] = []
+        # The settled calls by (index, start, end) with their warnings: what a final mapping of the whole output
+        # finds again (see mapper.CallCache), so that it maps only the calls after them.
+        self.call_cache: CallCache = {}
         self._args: ArgCache = {}  # the closed arguments of the open call, mapped once
         self._strings: StringCache = {}  # XML string values escaped so far
         self._open = OpenCall()  # what the open call's last mapping learnt (its name, id, closed arguments)
@@ -237,18 +241,21 @@ class IncrementalMapper:
             return None  # (closing would add a warning)
         return "}"
 
-    def string_closes_alone(self, start: int) -> bool:
-        """Whether closing the string value that the open call whose node starts at ``start`` ended with, at the
-        last update (XML-style arguments), adds nothing to its mapped arguments but the closing quote: no
-        warning either (its argument's name is not one of the closed arguments'). O(1)."""
+    def string_closing(self, start: int) -> tuple[ToolSpec | None, set[str]] | None:
+        """If closing the string value that the open call whose node starts at ``start`` ended with, at the last
+        update (XML-style arguments), adds nothing to its mapped arguments but the closing quote — no warning
+        either: its argument's name is not one of the closed arguments' —, the call's tool spec and the names of
+        its arguments with that one (a new set); else None. O(arguments)."""
         memo = self._open
-        return (
-            memo.start == start
-            and memo.call is not None
-            and not memo.complete
-            and memo.open_string[0] >= 0
-            and memo.open_key not in memo.seen
-        )
+        if (
+            memo.start != start
+            or memo.call is None
+            or memo.complete
+            or memo.open_string[0] < 0
+            or memo.open_key in memo.seen
+        ):
+            return None
+        return (memo.spec, {*memo.seen, memo.open_key})
 
     def update(self, nodes: tuple[AstNode, ...], size: int) -> Step:
         """Map the partial parse ``nodes`` of a text of ``size`` characters from the cursor on; move the cursor
@@ -320,6 +327,7 @@ class IncrementalMapper:
                     step.warnings = step.warnings + warnings
                 if settling and call.complete and not node.partial and node.end < size:
                     self.calls.append(call)
+                    self.call_cache[(index - 1, node.start, node.end)] = (call, tuple(warnings))
                     if warnings:
                         self.warnings.extend(warnings)
                     step.settled_calls += 1

@@ -32,6 +32,11 @@ _decode = json.JSONDecoder().raw_decode  # json.loads' decoder (same options), w
 def typed_value(raw: str, prop: Any, where: str, warnings: list[str]) -> str:
     """The JSON text of a complete XML-style value written as JSON, typed by its schema ``prop``."""
     text = raw.strip()
+    if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
+        # A non-negative integer as JSON writes it (the common small value): its own text, without decoding.
+        if (type(prop) is dict or isinstance(prop, Mapping)) and prop.get("type") == "string":
+            return encode(raw)
+        return text
     try:
         # json.loads(text) without its wrapper's checks: ``text`` has no white space around it to skip.
         value, end = _decode(text)

@@ -6,6 +6,7 @@
 cimport cython
 
 from chat_formats cimport _deltas  # (the builders' C functions: the .py imports the module under this name)
+from chat_formats._after_string cimport AfterString
 from chat_formats._incremental cimport IncrementalMapper, Step
 from chat_formats._sent cimport SentCall as _SentCall, SentText as _SentText, joined  # (aliased, as below)
 from peg._growth cimport Growth as _Lane  # (aliased: the .py imports the Python names)
@@ -34,8 +35,9 @@ cdef class ChatStream:
     cdef list _first_content(self, tuple target, str more)
     @cython.locals(sent=_SentCall, growth_=_Lane, closed=tuple, text=str)
     cdef list _emit_closing(self, tuple target, list grown)
-    @cython.locals(sent=_SentCall, growth_=_Lane, grown=list, closing=tuple)
-    cdef list _emit_string(self, tuple target, str more)
+    @cython.locals(sent=_SentCall, growth_=_Lane, grown=str, value=str, added=object, out=list, name=str, call_id=str,
+                   next_index=Py_ssize_t)
+    cdef list _emit_string(self, AfterString after, str more)
     cdef str _grow(self, str field, str old, str new)
     @cython.locals(out=list, old_r=list, old_c=list, tail_r=list, tail_c=list, new_r=list, new_c=list)
     cdef list _emit_step(self, Step step, str src)
@@ -64,5 +66,5 @@ cdef tuple _plan(tuple tags)
 cdef bint _silent(tuple tags) except -1
 cpdef str _json_body(str text)
 
-cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT, _CLOSING, _CLOSING_STRING
+cdef Py_ssize_t _REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT, _CLOSING, _AFTER_STRING
 cdef object _FAIL

@@ -31,9 +31,11 @@ feed) and what the node grew by is sent as it is (JSON-escaped inside an XML str
 parse, no mapping, no diff. The deltas are the ones the ordinary path would send for the same feed, since the
 whole change of the parse is that path ending later (and the ordinary path's diff of a field that did not
 change sends nothing, in sync or not). The lane also goes through markers that open and close only nodes the
-mapper shows nothing of (peg's quiet tags), and through two closings whose whole effect the mapper knows
-beforehand: an XML string value's delimiter (it sends the closing quote) and, once every argument was sent, a
-call's closer (the closing brace); peg's marks say when those nodes closed.
+mapper shows nothing of (peg's quiet tags), and through what follows an XML string value whose whole effect the
+mapper knows beforehand (:mod:`chat_formats._after_string`): the value's delimiter (it sends the closing quote),
+further arguments with JSON values (their key and value), the call's closer once every required argument was sent
+(the closing brace) and the next call's opening up to its complete name (its first fragment). peg's deep quiet
+tags report where those nodes opened, ended and closed; anything else falls back to the ordinary path.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from gbnf_backend import PegchatError
 from peg import Growth, ParseResult, QuietTags, Status
 
 from . import _deltas
+from ._after_string import AfterString
 from ._incremental import IncrementalMapper, Piece, Step, growth, join
 from ._sent import SentCall, SentText, joined
 from .builder import (
@@ -64,6 +67,7 @@ from .builder import (
     TOOL_ARG_STRING_VALUE,
     TOOL_ARGS,
     TOOL_CLOSE,
+    TOOL_NAME,
     TOOL_OPEN,
 )
 from .mapper import MappedCall, MappedMessage, new_salt
@@ -177,7 +181,10 @@ class ChatStream:
         final: ParseResult = (
             self._peg.finish() if self._failed is None else self._asm.definition.parser.parse(self.text)
         )
-        deltas = self._emit_full(self._asm.map_result(self.text, final, final=True, salt=self.salt), final=True)
+        # (the calls settled while streaming are not mapped again: the final parse has them at the same places)
+        cache = self._mapper.call_cache if self._failed is None else None
+        mapped = self._asm.map_result(self.text, final, final=True, salt=self.salt, cache=cache)
+        deltas = self._emit_full(mapped, final=True)
         reason = self._asm.finish_reason(bool(self._calls), length=length)
         self._finish_reason = reason
         deltas.append(ChatDelta(finish_reason=reason))
@@ -268,11 +275,16 @@ class ChatStream:
             if kind == _ARGS and sent.span_start == begin and sent.span_end == end:
                 self._fast = (_ARGS, sent)
             elif kind == _STRING and sent.string_start == begin and sent.string_end == end:
-                if TOOL in tags and self._mapper.string_closes_alone(growth_.starts[tags.index(TOOL)]):
-                    # The value may close too, the lane sending its closing quote (see _emit_string).
-                    marked = self._peg.growth(_QUIET_CLOSING_STRING)
+                known = self._mapper.string_closing(growth_.starts[tags.index(TOOL)]) if TOOL in tags else None
+                if known is not None:
+                    # The value may close too, and arguments with JSON values and the call after it, the lane
+                    # sending what they add (see _emit_string).
+                    marked = self._peg.growth(_QUIET_AFTER_STRING)
                     if marked is not None:
-                        self._fast = (_CLOSING_STRING, (sent, marked))
+                        # (the next call is published from the lane when its id is generated at once)
+                        next_index = len(self._calls) if self._mapper.id_position == "none" else -1
+                        after = AfterString(sent, marked, known[0], known[1], self.salt, next_index)
+                        self._fast = (_AFTER_STRING, after)
                         return
                 self._fast = (_STRING, sent)
 
@@ -283,7 +295,7 @@ class ChatStream:
             return []
         if kind == _CLOSING:
             return self._emit_closing(target, [])
-        if kind == _CLOSING_STRING:
+        if kind == _AFTER_STRING:
             return self._emit_string(target, more)
         if kind != _ARGS and kind != _STRING:
             tail: list[tuple[int, int]] = target if kind != _NEW_CONTENT else target[0]
@@ -331,26 +343,57 @@ class ChatStream:
         sent.length += len(text)
         return [_deltas.arguments_delta(len(self._calls) - 1, text)]
 
-    def _emit_string(self, target: tuple[SentCall, Growth], more: str) -> list[ChatDelta]:
-        """The deltas of a feed on the lane of a string value that may close (``target``: the sent call that ends
-        with it, the growth): ``more`` extends the value, escaped, as on the string lane; once the growth's take
-        crossed the value's delimiter (the value grew by the first ``crossed`` characters of ``more``), what
-        closing the value adds goes with them (see ``_emit_closing``), and the lane goes on as a closing lane
-        until it closes."""
-        sent, growth_ = target
-        if growth_.literal:
-            more = more[: growth_.crossed]
-        sent.string_end += len(more)
-        grown = [_json_body(more)] if more else []
+    def _emit_string(self, after: AfterString, more: str) -> list[ChatDelta]:
+        """The deltas of a feed on the lane of a string value that may close, and what follows it (``after``: the
+        sent call that ends with it, the growth, what the mapper knew): ``more`` extends the value, escaped, as on
+        the string lane; once the growth's take crossed the value's delimiter (the value grew by the first
+        ``crossed`` characters of the text taken then), what the closings of the value, of arguments after it and
+        of the call add goes with them (:meth:`AfterString.step`), the call recorded as the ordinary path's diff of
+        the call mapped then does; if the lane cannot tell what they add, the ordinary path's deltas for the
+        feed (it parses the text taken)."""
+        sent = after.sent
+        growth_ = after.growth
+        if after.published is not None:  # (the call published: anything that shows is the ordinary path's)
+            if after.step() is None:
+                self._fast = None
+                return self._ordinary("")
+            return []
         if not growth_.literal:
-            if not grown:
+            sent.string_end += len(more)
+            if not more:
                 return []
-            sent.parts.append(grown[0])
-            sent.length += len(grown[0])
-            return [_deltas.arguments_delta(len(self._calls) - 1, grown[0])]
-        closing = (sent, growth_, '"', TOOL_ARG_CLOSE, TOOL_ARG)
-        self._fast = (_CLOSING, closing)
-        return self._emit_closing(closing, grown)
+            grown = _json_body(more)
+            sent.parts.append(grown)
+            sent.length += len(grown)
+            return [_deltas.arguments_delta(len(self._calls) - 1, grown)]
+        value = ""
+        if not after.crossed:  # (the take that crossed: the value grew by its first characters)
+            after.crossed = True
+            value = more[: growth_.crossed]
+        added = after.step()
+        if added is None:
+            self._fast = None
+            return self._ordinary("")
+        if value:
+            sent.string_end += len(value)
+            added = _json_body(value) + added
+        if after.string_closed:
+            sent.string_start = sent.string_end = -1
+        if after.complete:
+            sent.complete = True
+            sent.span_start = sent.span_end = -1
+        out = []
+        if added:
+            sent.parts.append(added)
+            sent.length += len(added)
+            out.append(_deltas.arguments_delta(len(self._calls) - 1, added))
+        if after.published is not None and after.sent is sent:
+            # The next call's name appeared: it is published as the ordinary path's diff does (no arguments yet).
+            name, call_id = after.published
+            after.sent = SentCall(name, call_id, [""], 0, False, -1, -1, -1, -1)
+            self._calls.append(after.sent)
+            out.append(_deltas.call_start_delta(len(self._calls) - 1, call_id, name, ""))
+        return out
 
     def _first_content(self, target: tuple[list[tuple[int, int]], str], more: str) -> list[ChatDelta]:
         """The lane's growth of a content of which nothing was sent: ``target`` is the tail whose last span grows
@@ -583,7 +626,7 @@ class ChatStream:
         self._synced_calls = synced
 
 
-_REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT, _CLOSING, _CLOSING_STRING = range(8)
+_REASONING, _CONTENT, _ARGS, _STRING, _SILENT, _NEW_CONTENT, _CLOSING, _AFTER_STRING = range(8)
 _FAIL = Status.FAIL
 _TEXTS = (REASONING, CONTENT)
 _TEXT_TAGS = frozenset((REASONING, CONTENT, CONTENT_JSON_STRING))
@@ -629,12 +672,14 @@ _QUIET_CLOSING_CALL = QuietTags(
     marked=(TOOL_CLOSE, TOOL),
 )
 # On a string value still open (the last of a call's XML-style arguments, sent): its delimiter may come, the value
-# and its argument close (marked: the lane sends the closing quote), and the next argument's head and a JSON value
-# open.
-_QUIET_CLOSING_STRING = QuietTags(
-    opening=(*_QUIET_IN_ARGUMENTS.opening, TOOL_ARG_CLOSE),
-    closing=(*_QUIET_IN_ARGUMENTS.closing, TOOL_ARG_STRING_VALUE),
-    marked=(TOOL_ARG_CLOSE, TOOL_ARG),
+# and its argument close, arguments with JSON values follow and close, the call closes, the next call's head
+# appears (marked, with spans for the names and values: the lane sends what each closing adds, see
+# chat_formats._after_string), and its arguments' heads (a string value opening is not quiet: it shows its name).
+_QUIET_AFTER_STRING = QuietTags(
+    opening=(*_QUIET_IN_ARGUMENTS.opening, TOOL_ARG_CLOSE, TOOL_CLOSE, TOOL_OPEN, TOOL_NAME),
+    closing=(*_QUIET_IN_ARGUMENTS.closing, TOOL_ARG_STRING_VALUE, TOOL_ARG_JSON_VALUE, TOOL_OPEN),
+    marked=(TOOL_ARG_OPEN, TOOL_ARG_NAME, TOOL_ARG_CLOSE, TOOL_ARG, TOOL_CLOSE, TOOL, TOOL_NAME),
+    spans=(TOOL_ARG_NAME, TOOL_ARG_JSON_VALUE, TOOL_NAME),
 )
 
 

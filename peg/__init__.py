@@ -42,10 +42,13 @@ from .ast import AstNode, ParseResult, Status
 from .combinators import *  # noqa: F403  (the combinator DSL: the names in combinators.__all__)
 from .errors import GrammarError, ParseError, PegchatError, StreamClosedError
 from .gbnf import GrammarWarning, LazyGrammar, lazy_grammar, to_gbnf, trigger_words
-from .parser import Growth, QuietTags, Stream
+from .parser import CLOSES, ENDS, OPENS, Growth, QuietTags, Stream
 from .serialize import from_json, to_json
 
 __all__ = [
+    "CLOSES",
+    "ENDS",
+    "OPENS",
     "AstNode",
     "GrammarError",
     "GrammarWarning",

@@ -7,10 +7,11 @@ from peg._compile cimport Op
 from peg cimport _compiled
 from peg._json cimport scan_brackets, scan_json, string_body_end
 from peg._packrat cimport Machine, Snapshot, run_end
-from peg._runs cimport QuietTags, repetition, run_item, run_of
+from peg._runs cimport QuietTags, repetition, run_item, run_items, run_of
 
 cdef bint _COMPILED
-cdef Py_ssize_t HELD, INSIDE  # (peg._runs' values, imported: module constants cannot be cimported)
+cdef Py_ssize_t _NARROWED
+cdef Py_ssize_t CLOSES, FAILS, HELD, INSIDE  # (peg._runs' values, imported: module constants cannot be cimported)
 
 cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_JSON, K_LIT, K_NEGATE, K_PEEK, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL
 cdef int ACC_STEP, BEGIN, CALL_MODE, DROP_STEP, MORE, NODE_STEP, STRING_MODE, SUCCESS
@@ -29,10 +30,11 @@ cdef class Growth:
     cdef public tuple tags, starts
     cdef public str held
     cdef public bint literal, shifts
-    cdef public Py_ssize_t crossed
+    cdef public Py_ssize_t crossed, version
     cdef object _plain, _first, _run_text
     cdef tuple _delims, _run, _firsts, _after, _marks
-    cdef bint _spaced
+    cdef bint _spaced, _deep
+    cdef list _settled, _recent
     cdef Py_ssize_t _shifting, _lead, _run_from, _run_at, _stop
     cdef _JsonScan _json
 
@@ -45,15 +47,24 @@ cdef class Growth:
     @cython.locals(first=Py_ssize_t, mark=Py_ssize_t, count=Py_ssize_t)
     cpdef _shift(self, str text)
 
-    @cython.locals(i=Py_ssize_t, item=object, marks=tuple, found=list, stop=Py_ssize_t, at=Py_ssize_t, tag=str, tags=list)
+    @cython.locals(i=Py_ssize_t, item=object, marks=tuple, found=list, stop=Py_ssize_t, at=Py_ssize_t, tag=str, tags=list,
+                   kind=Py_ssize_t)
     cpdef tuple closed(self)
 
+    cpdef list events(self)
+
+    cpdef str run_text(self)
+
     @cython.locals(run=tuple, n=Py_ssize_t, i=Py_ssize_t, p=Py_ssize_t, start=Py_ssize_t, touched=Py_ssize_t,
-                   touched_at=Py_ssize_t, end=Py_ssize_t)
+                   touched_at=Py_ssize_t, end=Py_ssize_t, out=list, begun=Py_ssize_t, touched_events=Py_ssize_t)
     cdef Py_ssize_t _live_end(self, str text, Py_ssize_t shown)
 
     @cython.locals(run=tuple, stop=Py_ssize_t, end=Py_ssize_t)
     cdef object _cross(self, str text)
+
+    @cython.locals(i=Py_ssize_t, p=Py_ssize_t, q=Py_ssize_t, n=Py_ssize_t, done=Py_ssize_t, run=tuple, op=Op, alt=tuple,
+                   iteration=tuple, settled=list, found=list, after=tuple)
+    cdef void _narrow(self, str text) except *
 
     @cython.locals(cut=Py_ssize_t, at=Py_ssize_t, first=str)
     cpdef Py_ssize_t _cut(self, str text)
@@ -67,7 +78,7 @@ cdef class Growth:
 )
 cpdef Growth growth_of(Machine machine, Py_ssize_t end, QuietTags quiet=*, bint succeeded=*)
 
-@cython.locals(frame=tuple, above=tuple, rep=Op, fop=Op, k=int, text=str, delivered=tuple, tags=list, starts=list,
+@cython.locals(frame=tuple, above=tuple, rep=Op, fop=Op, k=int, text=str, delivered=tuple, tags=list, starts=list, growth=Growth,
                run_text=str)
 cdef Growth _after_success(Machine machine, Snapshot snap, Py_ssize_t end, QuietTags quiet)
 

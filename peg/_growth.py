@@ -59,7 +59,7 @@ from ._compile import (
 )
 from ._json import STRING_BODY, STRING_MODE, JsonResume, scan_brackets, scan_json, string_body_end
 from ._packrat import ACC_STEP, BEGIN, CALL_MODE, DROP_STEP, MORE, NODE_STEP, SUCCESS, Machine, run_end
-from ._runs import HELD, INSIDE, NO_QUIET, SPACES, QuietTags, repetition, run_item, run_of
+from ._runs import CLOSES, FAILS, HELD, INSIDE, NO_QUIET, SPACES, QuietTags, repetition, run_item, run_items, run_of
 
 __all__ = ["Growth", "growth_of"]
 
@@ -78,11 +78,13 @@ class Growth:
     then only their ends and starts change (``starts`` says where they begin after each take), and no node shows
     the taken text. ``crossed``: -1, or, once a take went past an ``until`` leaf's delimiter into the marker run
     after it (quiet tags with marks), how many characters of the text that take returned the leaf grew by (from
-    then on the growth is that run's: ``literal``)."""
+    then on the growth is that run's: ``literal``). ``version``: a count that each take changing
+    :meth:`events` increases (deep quiet tags)."""
 
     __slots__ = (
-        "_after", "_delims", "_first", "_firsts", "_json", "_lead", "_marks", "_plain", "_run", "_run_at", "_run_from",
-        "_run_text", "_shifting", "_spaced", "_stop", "crossed", "held", "literal", "shifts", "starts", "tags",
+        "_after", "_deep", "_delims", "_first", "_firsts", "_json", "_lead", "_marks", "_plain", "_recent", "_run",
+        "_run_at", "_run_from", "_run_text", "_settled", "_shifting", "_spaced", "_stop", "crossed", "held", "literal",
+        "shifts", "starts", "tags", "version",
     )  # fmt: skip
 
     def __init__(
@@ -136,6 +138,13 @@ class Growth:
         # An ``until`` whose delimiter text may cross: the leaf and the items after it (see ``_cross``), or ().
         self._after: tuple[Any, ...] = ()
         self._marks: tuple[tuple[int, str], ...] | None = None  # the run's marks: (item, tag), found when asked
+        # Deep quiet tags (spans): the events of the marks the takes passed (see ``events``), as (tag, kind,
+        # offset in the run's text): those of the items before ``_run_from`` (settled), and those of the items
+        # from there on, as the last take found them.
+        self._deep = False
+        self.version = 0  # bumped by each take that changes the events
+        self._settled: list[tuple[str, int, int]] = []
+        self._recent: list[tuple[str, int, int]] = []
         self.crossed = -1
         # Spaces before the live leaf touched the end: text starting with whitespace would lengthen them.
         self._spaced = spaced
@@ -242,7 +251,10 @@ class Growth:
 
     def closed(self) -> tuple[str, ...]:
         """The tags of the nodes with marked tags (see :class:`peg.QuietTags`) that the text taken so far closed,
-        in the order they closed (none outside a marker run). O(items of the run)."""
+        in the order they closed (none outside a marker run; with deep quiet tags, those of :meth:`events`).
+        O(items of the run)."""
+        if self._deep:
+            return tuple([tag for tag, kind, _ in self._settled + self._recent if kind == CLOSES])
         marks = self._marks
         if marks is None:  # (the run's marks, found once: a growth's run is set before it is asked)
             found: list[tuple[int, str]] = []
@@ -260,6 +272,20 @@ class Growth:
             tags.append(tag)
         return tuple(tags)
 
+    def events(self) -> list[tuple[str, int, int]]:
+        """With deep quiet tags (``QuietTags(spans=...)``): what the text taken so far did to the nodes with marked
+        tags or spans, in the order the machine runs into it, as ``(tag, kind, offset)`` with the offset in
+        :meth:`run_text`: ``kind`` is ``peg.OPENS`` or ``peg.ENDS`` (a node with a span opens or ends there; nodes
+        that open inside the text taken) or ``peg.CLOSES`` (a node with a marked tag closes and appears there;
+        inside an atomic group, where the outermost group closes). Events inside an alternative or an iteration
+        still being written may be replaced by the next take's. Empty without deep quiet tags. O(events)."""
+        return self._settled + self._recent
+
+    def run_text(self) -> str:
+        """The text of the marker run the takes go through (its events' offsets are in it): from the live leaf's
+        start, or where a crossed ``until`` left the live path, to the end of the text; '' before a run. O(1)."""
+        return self._run_text
+
     def _live_end(self, text: str, shown: int) -> int:
         """Where the live path ends (an offset in ``text``, the run's text: from the first item's start to the end
         of the input) if the machine, running the items of the run in sequence over it, stops needing more input
@@ -273,9 +299,13 @@ class Growth:
         run, n = self._run, len(text)
         i, p = self._run_from, self._run_at
         touched, touched_at = -1, 0  # the first item whose match reaches the end, and its start
+        out: list[tuple[str, int, int]] | None = [] if self._deep else None
+        begun = touched_events = 0  # (deep: the events before the item, and before the touched one)
         while i < len(run):
             start = p
-            p = run_item(run[i], text, p)
+            if out is not None:
+                begun = len(out)
+            p = run_item(run[i], text, p, out)
             if p < 0:
                 if p == INSIDE:
                     end = n
@@ -286,14 +316,69 @@ class Growth:
                 if end < shown:
                     return -1  # (another alternative, holding back more than was shown: parse)
                 if touched < 0:
-                    touched, touched_at = i, start
+                    touched, touched_at, touched_events = i, start, begun
                 self._run_from, self._run_at = touched, touched_at
                 self._stop = i
+                if out is not None:  # (the items before the touched one are settled: so are their events)
+                    if out != self._recent:  # (both are the events from the same item on)
+                        self.version += 1
+                    self._settled.extend(out[:touched_events])
+                    self._recent = out[touched_events:]
+                    self._narrow(text)
                 return end
             if p >= n and touched < 0:
-                touched, touched_at = i, start
+                touched, touched_at, touched_events = i, start, begun
             i += 1
         return -1  # the run ends: what follows is not followed (parse)
+
+    def _narrow(self, text: str) -> None:
+        """With deep quiet tags, after a take: if the item the next take rescans from (``_run_from``, at
+        ``_run_at``) is a choice or a repetition, what the next take needs of it only. A choice becomes the items
+        of the alternative that did not fail, if it has more than a couple of items (the ones before it failed,
+        which more text cannot change; should that one fail later, the take fails — the machine would try the
+        next, and the ordinary path parses); a repetition becomes the items of the iteration being written (after
+        those that ended before the end of the text, their events settled), then the repetition after it (should
+        that iteration fail later, the take fails: the machine would end the repetition there). So a take
+        rescans the text of the innermost item still being written, not of the whole argument or call around
+        it. O(that item's text)."""
+        i, p = self._run_from, self._run_at
+        run = self._run
+        item = run[i]
+        if type(item) is not tuple or item[0] is None:
+            return
+        op: Op = item[0]
+        if op.kind == K_CHOICE:
+            for alt in item[1]:
+                if run_items(alt, text, p) != FAILS:
+                    if len(alt) > _NARROWED:
+                        self._run = run[:i] + alt + run[i + 1 :]
+                        self._marks = None
+                    return
+            return
+        if op.kind != K_REP:
+            return
+        iteration: tuple[Any, ...] = item[1]
+        done: int = item[2]
+        n = len(text)
+        settled: list[tuple[str, int, int]] = []
+        while True:
+            found: list[tuple[str, int, int]] = []
+            q = run_items(iteration, text, p, found)
+            if q < 0 or q >= n:
+                break  # (the iteration being written)
+            if q == p:
+                return
+            settled.extend(found)
+            p = q
+            done += 1
+            if done == op.hi:
+                return
+        after = ((op, iteration, done + 1),) if op.hi < 0 or done + 1 < op.hi else ()
+        self._run = run[:i] + iteration + after + run[i + 1 :]
+        self._run_at = p
+        self._marks = None
+        self._settled.extend(settled)
+        self._recent = self._recent[len(settled) :]
 
     def _cut(self, text: str) -> int:
         """Where the scan of ``text`` (after the end of the live path) stops needing more input, if it does not
@@ -361,6 +446,7 @@ def growth_of(machine: Machine, end: int, quiet: QuietTags = NO_QUIET, succeeded
             after = run_of(op, machine.plan_stack, hidden > 0, quiet)
             if len(after) > 1:
                 growth._after = after  # (its delimiter may be crossed: see Growth._cross)
+                growth._deep = quiet.deep
         return growth
     if op.kind in (K_LIT, K_CHARS) and end == len(text) and len(text) - pos <= _LONGEST_RUN:
         # A literal cut by the end, or a character run that may still grow (both need more input).
@@ -374,8 +460,11 @@ def growth_of(machine: Machine, end: int, quiet: QuietTags = NO_QUIET, succeeded
             growth.shifts = True
             growth._shifting = max(0, between - first_shown)  # (the nodes between that are shown)
             growth._lead = lead
+            growth._deep = quiet.deep
             return growth
-        return _growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced, ())
+        growth = _growth(tags, starts, "", _NO_SURROGATE, (), None, run, text[pos:], spaced, ())
+        growth._deep = quiet.deep
+        return growth
     resume: JsonResume | None = snap.resume
     if op.kind == K_JSON and resume is not None:
         growth = _growth(tags, starts, held, _NO_SURROGATE, (), None, (), "", False, ())
@@ -433,7 +522,9 @@ def _after_success(machine: Machine, snap: Any, end: int, quiet: QuietTags) -> G
             return None  # (hidden nodes, a look-ahead: not followed)
         above = above[6]
     run = run_of(leaf, frame, False, quiet)
-    return _growth(tuple(tags), tuple(starts), "", _NO_SURROGATE, (), None, run, run_text, False, ())
+    growth = _growth(tuple(tags), tuple(starts), "", _NO_SURROGATE, (), None, run, run_text, False, ())
+    growth._deep = quiet.deep
+    return growth
 
 
 def _growth(
@@ -520,6 +611,7 @@ def _space_lead(snap: Any, leaf: Op, stack: Any) -> int:
     return -1
 
 
+_NARROWED = 2  # a choice is narrowed to an alternative of more items only (rescanning a literal or two costs less)
 _LONGEST_RUN = 256  # a marker is short: longer runs take the ordinary path (each take rescans the run's text)
 
 

@@ -8,14 +8,15 @@ from peg._packrat cimport _until, run_end
 
 cdef bint _COMPILED
 cdef int K_ATOMIC, K_CHARS, K_CHOICE, K_END, K_EPS, K_LIT, K_PEEK, K_REP, K_RULE, K_SEQ, K_SPACE, K_TAG, K_UNTIL, MORE
-cdef Py_ssize_t _INSIDE, _FAILS, _UNKNOWN, _HELD, _LONGEST, _BUDGET, _DEEPEST
+cdef Py_ssize_t _INSIDE, _FAILS, _UNKNOWN, _HELD, _LONGEST, _BUDGET, _DEEPEST, _OPENS, _ENDS, _CLOSES
 cdef tuple _STOP, _ROOT
 cdef str _SPACES
 
 @cython.final
 cdef class QuietTags:
-    cdef public frozenset appearing, closing, marked, opening
+    cdef public frozenset appearing, closing, marked, opening, spans
     cdef public Py_ssize_t serial
+    cdef public bint deep
 
 @cython.locals(run=list, pending=list, child=Op, fop=Op, k=int, kids=tuple, i=Py_ssize_t, rest=tuple, whole=bint, done=Py_ssize_t)
 cpdef tuple run_of(object leaf, tuple frame, bint hidden, QuietTags quiet)
@@ -34,7 +35,7 @@ cdef tuple _iteration(Op rep, bint hidden, QuietTags quiet)
 @cython.locals(items=list)
 cdef tuple _list(Op op, bint hidden, int depth, QuietTags quiet, list budget)
 
-@cython.locals(k=int, kid=Op, tag=str, begin=Py_ssize_t)
+@cython.locals(k=int, kid=Op, tag=str, begin=Py_ssize_t, spans=bint)
 cdef bint _follow(Op op, list run, bint hidden, int depth, QuietTags quiet, list budget, bint top)
 
 @cython.locals(marks=list, i=Py_ssize_t, item=object, tag=str)
@@ -47,11 +48,11 @@ cdef bint _appears(Op group, QuietTags quiet)
 cdef bint _tags_below(Op group, frozenset allowed)
 
 @cython.locals(item=object, i=Py_ssize_t)
-cpdef Py_ssize_t run_items(tuple run, str text, Py_ssize_t p)
+cpdef Py_ssize_t run_items(tuple run, str text, Py_ssize_t p, list out=*)
 
 @cython.locals(n=Py_ssize_t, e=Py_ssize_t, end=Py_ssize_t, count=Py_ssize_t, k=int, kind=int, op=Op, alt=tuple, s=str,
-               got=tuple, entry=tuple, inner=tuple)
-cpdef Py_ssize_t run_item(object item, str text, Py_ssize_t p)
+               got=tuple, entry=tuple, inner=tuple, begun=Py_ssize_t)
+cpdef Py_ssize_t run_item(object item, str text, Py_ssize_t p, list out=*)
 
-@cython.locals(op=Op, iteration=tuple, done=Py_ssize_t, n=Py_ssize_t, q=Py_ssize_t)
-cdef Py_ssize_t _repeat(tuple item, str text, Py_ssize_t p)
+@cython.locals(op=Op, iteration=tuple, done=Py_ssize_t, n=Py_ssize_t, q=Py_ssize_t, begun=Py_ssize_t)
+cdef Py_ssize_t _repeat(tuple item, str text, Py_ssize_t p, list out)

@@ -53,7 +53,21 @@ from ._compile import (
 )
 from ._packrat import MORE, _until, run_end
 
-__all__ = ["FAILS", "HELD", "INSIDE", "NO_QUIET", "SPACES", "UNKNOWN", "QuietTags", "repetition", "run_item", "run_of"]
+__all__ = [
+    "CLOSES",
+    "ENDS",
+    "FAILS",
+    "HELD",
+    "INSIDE",
+    "NO_QUIET",
+    "OPENS",
+    "SPACES",
+    "UNKNOWN",
+    "QuietTags",
+    "repetition",
+    "run_item",
+    "run_of",
+]
 
 _SERIALS = itertools.count()
 _COMPILED = _compiled.COMPILED
@@ -65,21 +79,34 @@ class QuietTags:
     the tag ``''``. ``marked``: tags that may close too, where the caller wants to know that they did — a take
     that closes such a node reports it (:meth:`peg.Growth.closed`); only closings on the way out of the live path
     and in the items after it in their sequences are followed (not inside an alternative or a repetition), nor
-    inside an open atomic group. Immutable; make one per caller and reuse it (what is derived from the grammar is
-    memoised per instance)."""
+    inside an open atomic group. ``spans``: tags of nodes whose start and end a take reports too, for nodes that
+    open inside the text taken (:meth:`peg.Growth.events`); with spans the runs go deeper — marks and spans inside
+    alternatives and iterations are followed (not inside an open atomic group), and so are the items after an
+    ``until`` (it ends where its delimiter starts) — and only :meth:`peg.Growth.events` reports those nested
+    ones. Immutable; make one per caller and reuse it (what is derived from the grammar is memoised per
+    instance)."""
 
-    __slots__ = ("appearing", "closing", "marked", "opening", "serial")
+    __slots__ = ("appearing", "closing", "deep", "marked", "opening", "serial", "spans")
 
-    def __init__(self, opening: Iterable[str] = (), closing: Iterable[str] = (), marked: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        opening: Iterable[str] = (),
+        closing: Iterable[str] = (),
+        marked: Iterable[str] = (),
+        spans: Iterable[str] = (),
+    ) -> None:
         self.opening = frozenset(opening)
         self.marked = frozenset(marked)
         self.closing = frozenset(closing) | self.marked
+        self.spans = frozenset(spans)
+        self.deep = bool(self.spans)
         self.appearing = self.opening & self.closing  # a node may open and close: made whole by a group's closing
         self.serial = next(_SERIALS)  # (the key of what is memoised on the ops for this instance)
 
     def __repr__(self) -> str:
         marked = f", marked={sorted(self.marked)!r}" if self.marked else ""
-        return f"QuietTags(opening={sorted(self.opening)!r}, closing={sorted(self.closing)!r}{marked})"
+        spans = f", spans={sorted(self.spans)!r}" if self.spans else ""
+        return f"QuietTags(opening={sorted(self.opening)!r}, closing={sorted(self.closing)!r}{marked}{spans})"
 
 
 NO_QUIET = QuietTags()  # no node opens or closes inside a run
@@ -92,6 +119,10 @@ INSIDE, FAILS, UNKNOWN, HELD = _INSIDE, _FAILS, _UNKNOWN, _HELD
 _STOP: tuple[Any, ...] = (None,)  # the end of a list that stops before the end of what it follows
 # After the root's last item: the text ends there (the parse succeeded, looking at the end), or the parse fails.
 _ROOT: tuple[Any, ...] = (None, None)
+# What an event of a take says of a node (see run_items' ``out``): it opens, it ends (span marks: ``(None, tag,
+# kind)`` where it opens and ends), or it closes and appears (a mark ``(None, tag)``).
+_OPENS, _ENDS, _CLOSES = 0, 1, 2
+OPENS, ENDS, CLOSES = _OPENS, _ENDS, _CLOSES
 _SPACES = " \t\n\r\x0b\x0c"  # what peg.space() matches
 SPACES = _SPACES
 _LONGEST = 64  # items followed in one list (markers are a few)
@@ -212,9 +243,10 @@ def _iteration(rep: Op, hidden: bool, quiet: QuietTags) -> tuple[Any, ...]:
 
 
 def _list(op: Op, hidden: bool, depth: int, quiet: QuietTags, budget: list[int]) -> tuple[Any, ...]:
-    """The items of ``op`` (an alternative, an iteration), ending with a stop item if not all of it is followed."""
+    """The items of ``op`` (an alternative, an iteration), ending with a stop item if not all of it is followed.
+    With deep quiet tags, outside an open atomic group, marks may stand in it (see ``_follow``'s ``top``)."""
     items: list[Any] = []
-    if not _follow(op, items, hidden, depth, quiet, budget, False):
+    if not _follow(op, items, hidden, depth, quiet, budget, quiet.deep and not hidden):
         items.append(_STOP)
     return tuple(items)
 
@@ -223,8 +255,10 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int, quiet: QuietTags, 
     """Append the items of ``op`` to ``run``; False (some may be appended) where following stops: an item that is
     not a literal, space, character run, ``until`` (followed, then stops: what it ends with is not known),
     sequence, choice, repetition or empty match; a node that may not open, or close (see the module docstring),
-    or a marked one that closes inside an alternative or an iteration (``top``: ``run`` is the run itself, where
-    its mark can stand); the bounds on depth and size."""
+    or a marked one that closes where its mark cannot stand (``top``: it can stand in ``run``, the run itself,
+    or with deep quiet tags a list of it begun outside any open atomic group: an atomic group's marks move to
+    where it closes in the list it lies in); the bounds on depth and size. A node whose tag has spans gets a
+    span mark where it opens and one where it ends."""
     k = op.kind
     budget[0] -= 1  # (every op visited: the work below one place is bounded, whatever the nesting)
     if k in (K_LIT, K_SPACE, K_CHARS):
@@ -244,16 +278,27 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int, quiet: QuietTags, 
         return True
     if k in (K_TAG, K_RULE):
         tag = op.tag
+        spans = tag in quiet.spans
         if hidden:
+            if spans:
+                run.append((None, tag, _OPENS))
             if not _follow(op.kids[0], run, hidden, depth + 1, quiet, budget, top):
                 return False
+            if spans:
+                run.append((None, tag, _ENDS))
             if tag in quiet.marked:
                 if not top:
-                    return False
+                    return False  # (_marks_last moves the marks of the run itself only)
                 run.append((None, tag))  # (moved to where the outermost group closes: the node appears there)
             return True
-        if tag not in quiet.opening or not _follow(op.kids[0], run, hidden, depth + 1, quiet, budget, top):
+        if tag not in quiet.opening:
             return False
+        if spans:
+            run.append((None, tag, _OPENS))
+        if not _follow(op.kids[0], run, hidden, depth + 1, quiet, budget, top):
+            return False
+        if spans:
+            run.append((None, tag, _ENDS))
         if tag not in quiet.closing:
             return False
         if tag in quiet.marked:
@@ -280,6 +325,7 @@ def _follow(op: Op, run: list[Any], hidden: bool, depth: int, quiet: QuietTags, 
         return len(run) < _LONGEST
     if k == K_UNTIL:
         run.append(op)
+        return quiet.deep and len(run) < _LONGEST  # (deep: it ends where its delimiter starts, and the run goes on)
     return False
 
 
@@ -328,18 +374,20 @@ def _tags_below(group: Op, allowed: frozenset[str]) -> bool:
     return True
 
 
-def run_items(run: tuple[Any, ...], text: str, p: int) -> int:
+def run_items(run: tuple[Any, ...], text: str, p: int, out: list[Any] | None = None) -> int:
     """Run the items ``run`` in sequence over ``text`` from ``p`` as the machine would on a partial input: INSIDE
     if it stops needing more input inside one of them, FAILS if one fails, UNKNOWN if it reaches what is not
-    followed, else where they end. Cost O(len(text)) per alternative tried."""
+    followed, else where they end. ``out``: a list to append the events of the marks passed to, as
+    ``(tag, OPENS | ENDS | CLOSES, offset)`` (not those of an alternative or iteration that failed, nor inside a
+    look-ahead). Cost O(len(text)) per alternative tried."""
     for item in run:
-        p = run_item(item, text, p)
+        p = run_item(item, text, p, out)
         if p < 0:
             break
     return p
 
 
-def run_item(item: Any, text: str, p: int) -> int:
+def run_item(item: Any, text: str, p: int, out: list[Any] | None = None) -> int:
     """``run_items`` for the one item ``item`` (see the module docstring). A failure never depends on the end of
     the text (a literal cut by it, a character run touching it, an ``until`` without its delimiter need more
     input), so an item that ends before the end of the text keeps its match when text is appended."""
@@ -351,11 +399,13 @@ def run_item(item: Any, text: str, p: int) -> int:
         if entry is _ROOT:
             return _INSIDE if p >= n else _UNKNOWN
         op = entry[0]
-        if op is None:
-            return p  # a mark: a node closes here
+        if op is None:  # a mark: a node closes here (or, a span mark, opens or ends)
+            if out is not None:
+                out.append((entry[1], entry[2] if len(entry) == 3 else _CLOSES, p))
+            return p
         kind = op.kind
         if kind == K_REP:
-            return _repeat(entry, text, p)
+            return _repeat(entry, text, p, out)
         inner: tuple[Any, ...] = entry[1]
         if kind == K_PEEK:  # a look-ahead: its item matched or failed where it begins; the path ends there
             end = run_items(inner, text, p)
@@ -364,9 +414,16 @@ def run_item(item: Any, text: str, p: int) -> int:
             return p if end >= 0 else _HELD - p  # (needing more input: the live path ends where it begins)
         end = _FAILS  # a choice: the first alternative that does not fail decides
         for alt in inner:
-            end = run_items(alt, text, p)
-            if end != _FAILS:
-                break
+            if out is None:
+                end = run_items(alt, text, p)
+                if end != _FAILS:
+                    break
+            else:
+                begun = len(out)
+                end = run_items(alt, text, p, out)
+                if end != _FAILS:
+                    break
+                del out[begun:]
         return end
     op = item
     k = op.kind
@@ -397,7 +454,7 @@ def run_item(item: Any, text: str, p: int) -> int:
     return e  # a space always succeeds (greedy, bounded)
 
 
-def _repeat(item: tuple[Any, ...], text: str, p: int) -> int:
+def _repeat(item: tuple[Any, ...], text: str, p: int, out: list[Any] | None) -> int:
     """A repetition item ``(op, iteration, done)``: iterations after ``done`` completed ones, as the machine runs
     them — at the end of the text with its minimum met it stops without trying (more text may come), an empty
     iteration or a failed one ends it, its maximum ends it."""
@@ -406,9 +463,14 @@ def _repeat(item: tuple[Any, ...], text: str, p: int) -> int:
     while True:
         if p >= n and done >= op.lo:
             return p
-        q = run_items(iteration, text, p)
+        begun = len(out) if out is not None else 0
+        q = run_items(iteration, text, p, out)
         if q == _FAILS:
+            if out is not None:
+                del out[begun:]
             return p if done >= op.lo else _FAILS
+        if q == p and out is not None and len(out) > begun:
+            return _UNKNOWN  # (an empty iteration that passed marks: not followed)
         if q < 0 or q == p:
             return q
         done += 1

@@ -20,11 +20,22 @@ from ._compile import compile_program
 from ._growth import Growth, growth_of
 from ._nodes import Parser
 from ._packrat import FAIL, MORE, NO_BAD_OFFSET, SUCCESS, Machine, Result, Tracer
-from ._runs import NO_QUIET, QuietTags
+from ._runs import CLOSES, ENDS, NO_QUIET, OPENS, QuietTags
 from .ast import ParseResult, Status, make_result
 from .errors import ParseError, StreamClosedError
 
-__all__ = ["Growth", "QuietTags", "Stream", "decode", "first_invalid", "parse_text", "to_result"]
+__all__ = [
+    "CLOSES",
+    "ENDS",
+    "OPENS",
+    "Growth",
+    "QuietTags",
+    "Stream",
+    "decode",
+    "first_invalid",
+    "parse_text",
+    "to_result",
+]
 
 _STATUS = {SUCCESS: Status.SUCCESS, FAIL: Status.FAIL, MORE: Status.NEED_MORE_INPUT}
 _NEED_MORE, _SUCCEEDED = Status.NEED_MORE_INPUT, Status.SUCCESS

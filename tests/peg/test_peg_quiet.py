@@ -61,9 +61,18 @@ WATCHED_BLOCKS = QuietTags(opening=("", "block", "call", "arg", "key", "value"),
 MARKED = QuietTags(
     opening=(*CROSSING.opening, "note"), closing=(*CROSSING.closing, "text"), marked=("note", "call", "block")
 )
+# Deep: arguments close inside the calls' iterations too (marked), keys and values report where they open and end,
+# and the items after a note's text are followed.
+DEEP = QuietTags(
+    opening=MARKED.opening,
+    closing=(*MARKED.closing, "value"),
+    marked=("note", "call", "block", "arg"),
+    spans=("key", "value"),
+)
 LAW_CASES = [
     (CALLS, CALLS_TEXT, CROSSING),
     (CALLS, CALLS_TEXT, MARKED),
+    (CALLS, CALLS_TEXT, DEEP),
     (CALLS, CALLS_TEXT, WATCHED_BLOCKS),
     (
         xml_call_format(["search", "read"], ["query", "path"]),
@@ -274,3 +283,52 @@ def test_an_until_does_not_take_its_delimiter_when_a_node_after_it_may_not_close
 def test_marked_tags_are_closing_tags_and_print() -> None:
     assert MARKED.closing >= MARKED.marked
     assert "marked=['block', 'call', 'note']" in repr(MARKED)
+
+
+def _expected_events(nodes: tuple[peg.AstNode, ...], since: int, out: list[tuple[str, int, int]]) -> None:
+    """The events a deep take from ``since`` reports for the nodes of a parse (pre-order): a key's and a value's
+    start and end if it opens at or after ``since``, an argument's closing where it ends if it closed after it."""
+    for node in nodes:
+        if node.tag in ("key", "value") and node.start >= since:
+            out.append((node.tag, peg.OPENS, node.start))
+            _expected_events(node.children, since, out)
+            if not node.partial:
+                out.append((node.tag, peg.ENDS, node.end))
+            continue
+        _expected_events(node.children, since, out)
+        if node.tag == "arg" and node.end > since and not node.partial:
+            out.append(("arg", peg.CLOSES, node.end))
+
+
+@pytest.mark.parametrize("cut", [10, 12, 16, 21, 25, 30])
+def test_deep_takes_report_where_nodes_open_end_and_close_inside_iterations(cut: int) -> None:
+    """The events of the text taken are those of the parse of the longer text, at the same offsets."""
+    text = "<call>f <k>ab</k>12</v> <k>c</k>345"
+    s = _fed(CALLS, DEEP, text[:9])  # (the live leaf: the first key's opener, "<")
+    growth = s.growth()
+    assert growth is not None
+    assert s.extend(text[9:cut]) == text[9:cut] and s.extend(text[cut:]) == text[cut:]
+    base = len(text) - len(growth.run_text())
+    got = [(tag_, kind, base + at) for tag_, kind, at in growth.events()]
+    expected: list[tuple[str, int, int]] = []
+    _expected_events(CALLS.parse(text, partial=True).nodes, 9, expected)
+    assert got == expected and len(expected) == 6  # the second key, two values (the last open), an argument closed
+    assert growth.closed() == ("arg",)
+    assert s.feed("6") == CALLS.parse(text + "6", partial=True)
+
+
+def test_a_deep_take_fails_where_the_alternative_it_took_fails() -> None:
+    """After a take, a choice is narrowed to the alternative that did not fail: text on which that one fails is
+    parsed (the machine tries the next alternative), and the parse is the same."""
+    s = _fed(CALLS, DEEP, "<call>f <")
+    assert s.extend("k") == "k"
+    s = _fed(CALLS, DEEP, "<call>f <")
+    growth = s.growth()
+    assert growth is not None and s.extend("") == ""
+    assert s.extend("n") is None  # (a note: the argument's key, the alternative taken first, fails)
+    assert s.feed("n> x") == CALLS.parse("<call>f <n> x", partial=True)
+
+
+def test_deep_quiet_tags_print_their_spans() -> None:
+    assert DEEP.deep and not MARKED.deep
+    assert "spans=['key', 'value']" in repr(DEEP)
